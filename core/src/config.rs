@@ -1,1 +1,589 @@
-//! (being written)
+//! Per-source configuration, validated once, with errors that name the bad field.
+//!
+//! Sources arrive as JSON (in the Worker: `[vars.HOOKONCE_SOURCES.<name>]` in
+//! `wrangler.toml`). A bad field fails the whole configuration: hookonce never falls back
+//! to accepting unsigned input.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+use crate::retention::Retention;
+use crate::retry::Schedule;
+use crate::time::Seconds;
+use crate::verify::Scheme;
+
+/// Largest body accepted by default (1 MiB).
+pub const DEFAULT_MAX_BODY: usize = 1 << 20;
+/// Default lease for synchronous forwarding: how long one copy may hold a claim.
+pub const DEFAULT_LEASE: Seconds = Seconds(30);
+/// Default timeout of one forwarded request.
+pub const DEFAULT_FORWARD_TIMEOUT: Seconds = Seconds(10);
+
+/// Where an event field is read from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldSource {
+    /// A JSON pointer into the body (RFC 6901).
+    Pointer(String),
+    /// A request header (for providers that keep the id there, e.g. `X-GitHub-Delivery`).
+    Header(String),
+    /// The source does not report it.
+    Absent,
+}
+
+/// What one event type does when applied.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Store the reported object; ordered by version, so older events are stale.
+    Snapshot,
+    /// Accumulate the amount at this JSON pointer, once per event id.
+    Ledger {
+        /// JSON pointer to an integer amount.
+        amount: String,
+    },
+    /// Pass on only.
+    Notify,
+}
+
+/// Effects per event type, with a fallback (`"*"`, default `notify`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effects {
+    by_type: BTreeMap<String, Effect>,
+    fallback: Effect,
+}
+
+impl Effects {
+    /// The effect configured for `event_type`.
+    pub fn for_type(&self, event_type: &str) -> &Effect {
+        self.by_type.get(event_type).unwrap_or(&self.fallback)
+    }
+}
+
+/// How a source's events are read: where each field lives and what each type does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The event id (dedupe key).
+    pub id: FieldSource,
+    /// The event type.
+    pub kind: FieldSource,
+    /// The creation time (RFC 3339 string or unix seconds).
+    pub created_at: FieldSource,
+    /// The entity key; events without one are keyed by their own id.
+    pub entity: FieldSource,
+    /// The object a snapshot stores.
+    pub object: FieldSource,
+    /// Effect per event type.
+    pub effects: Effects,
+}
+
+/// How applied events reach the application.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForwardMode {
+    /// Through the durable outbox, after answering the provider (the default).
+    Async,
+    /// While the provider waits: claim with a lease, call, then answer.
+    Sync,
+}
+
+/// Forwarding to the application behind hookonce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Forward {
+    /// Destination URL (http or https).
+    pub url: String,
+    /// Async (outbox) or sync (lease).
+    pub mode: ForwardMode,
+    /// Delays between attempts, and the retry window.
+    pub schedule: Schedule,
+    /// Timeout of one attempt.
+    pub timeout: Seconds,
+    /// Lease held by a synchronous call.
+    pub lease: Seconds,
+}
+
+/// One webhook source, validated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceConfig {
+    /// The name in the URL, `/webhooks/{name}`.
+    pub name: String,
+    /// Signature scheme.
+    pub scheme: Scheme,
+    /// Secret binding names, newest first; several allow rotation without downtime.
+    pub secrets: Vec<String>,
+    /// Allowed clock skew for signed timestamps.
+    pub tolerance: Seconds,
+    /// Where fields live and what event types do.
+    pub shape: Shape,
+    /// Forwarding, if any.
+    pub forward: Option<Forward>,
+    /// How long processed ids are kept.
+    pub retention: Retention,
+    /// Whether raw bodies are kept for replay.
+    pub keep_raw_bodies: bool,
+    /// Largest accepted body, in bytes.
+    pub max_body: usize,
+}
+
+/// A configuration problem, naming the field as `source.path`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The whole value is not a JSON object of sources.
+    NotAnObject(String),
+    /// A required field is absent.
+    Missing(String),
+    /// A field is present but wrong; the second part says why.
+    Invalid(String, &'static str),
+    /// A field hookonce does not know (likely a typo).
+    Unknown(String),
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::NotAnObject(at) => write!(f, "{at}: expected an object"),
+            ConfigError::Missing(at) => write!(f, "{at}: missing"),
+            ConfigError::Invalid(at, why) => write!(f, "{at}: {why}"),
+            ConfigError::Unknown(at) => write!(f, "{at}: unknown field"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// All sources by name.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sources(BTreeMap<String, SourceConfig>);
+
+impl Sources {
+    /// Parses `{ "<name>": { …source… }, … }`.
+    pub fn from_json(value: &Value) -> Result<Sources, ConfigError> {
+        let map = value
+            .as_object()
+            .ok_or_else(|| ConfigError::NotAnObject("HOOKONCE_SOURCES".into()))?;
+        let mut out = BTreeMap::new();
+        for (name, source) in map {
+            let valid_name = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !valid_name {
+                return Err(ConfigError::Invalid(
+                    name.clone(),
+                    "source names are 1-64 of [A-Za-z0-9_-]",
+                ));
+            }
+            out.insert(name.clone(), SourceConfig::from_json(name, source)?);
+        }
+        Ok(Sources(out))
+    }
+
+    /// The source called `name`.
+    pub fn get(&self, name: &str) -> Option<&SourceConfig> {
+        self.0.get(name)
+    }
+
+    /// Every source, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &SourceConfig> {
+        self.0.values()
+    }
+}
+
+/// Reads fields of one JSON object, remembering the path for errors and which keys were used.
+struct Reader<'a> {
+    at: String,
+    map: &'a Map<String, Value>,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Reader<'a> {
+    fn new(at: String, value: &'a Value) -> Result<Self, ConfigError> {
+        let map = value
+            .as_object()
+            .ok_or_else(|| ConfigError::NotAnObject(at.clone()))?;
+        Ok(Reader {
+            at,
+            map,
+            used: Vec::new(),
+        })
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}.{key}", self.at)
+    }
+
+    fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.used.push(key);
+        self.map.get(key).filter(|v| !v.is_null())
+    }
+
+    fn invalid(&self, key: &str, why: &'static str) -> ConfigError {
+        ConfigError::Invalid(self.path(key), why)
+    }
+
+    fn string(&mut self, key: &'static str) -> Result<Option<&'a str>, ConfigError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(self.invalid(key, "expected a string")),
+        }
+    }
+
+    fn seconds(&mut self, key: &'static str) -> Result<Option<Seconds>, ConfigError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .map(|n| Some(Seconds(n)))
+                .ok_or_else(|| self.invalid(key, "expected a whole number of seconds")),
+        }
+    }
+
+    fn pointer(&mut self, key: &'static str) -> Result<Option<FieldSource>, ConfigError> {
+        match self.string(key)? {
+            None => Ok(None),
+            Some("") => Ok(Some(FieldSource::Absent)),
+            Some(p) if p.starts_with('/') => Ok(Some(FieldSource::Pointer(p.to_owned()))),
+            Some(_) => Err(self.invalid(key, "expected a JSON pointer starting with /")),
+        }
+    }
+
+    /// Refuses keys that no `get` asked for: a typo must not silently become a default.
+    fn finish(self) -> Result<(), ConfigError> {
+        match self.map.keys().find(|k| !self.used.contains(&k.as_str())) {
+            Some(k) => Err(ConfigError::Unknown(self.path(k))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Field defaults per scheme: the seeds' shape for Standard Webhooks, Stripe's and GitHub's own.
+fn default_shape(scheme: Scheme) -> [FieldSource; 5] {
+    let p = |s: &str| FieldSource::Pointer(s.to_owned());
+    match scheme {
+        Scheme::StandardWebhooks => [
+            p("/id"),
+            p("/type"),
+            p("/created_at"),
+            p("/data/object/id"),
+            p("/data/object"),
+        ],
+        Scheme::Stripe => [
+            p("/id"),
+            p("/type"),
+            p("/created"),
+            p("/data/object/id"),
+            p("/data/object"),
+        ],
+        // GitHub keeps the id and the type in headers and reports no creation time.
+        Scheme::GitHub => [
+            FieldSource::Header("x-github-delivery".into()),
+            FieldSource::Header("x-github-event".into()),
+            FieldSource::Absent,
+            FieldSource::Absent,
+            FieldSource::Absent,
+        ],
+    }
+}
+
+impl SourceConfig {
+    /// Parses and validates one source; `name` prefixes every error's field path.
+    pub fn from_json(name: &str, value: &Value) -> Result<SourceConfig, ConfigError> {
+        let mut r = Reader::new(name.to_owned(), value)?;
+        let scheme = match r.string("scheme")? {
+            None => return Err(ConfigError::Missing(r.path("scheme"))),
+            Some("standard-webhooks") => Scheme::StandardWebhooks,
+            Some("stripe") => Scheme::Stripe,
+            Some("github") => Scheme::GitHub,
+            Some(_) => {
+                return Err(r.invalid("scheme", "expected standard-webhooks, stripe or github"))
+            }
+        };
+        let secrets = match r.get("secrets") {
+            None => return Err(ConfigError::Missing(r.path("secrets"))),
+            Some(Value::Array(items)) if !items.is_empty() => items
+                .iter()
+                .map(|v| v.as_str().filter(|s| !s.is_empty()).map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| r.invalid("secrets", "expected names of secret bindings"))?,
+            Some(_) => {
+                return Err(r.invalid("secrets", "expected a non-empty list of binding names"))
+            }
+        };
+        let tolerance = r
+            .seconds("tolerance_secs")?
+            .unwrap_or_else(|| scheme.default_tolerance());
+
+        let [mut id, mut kind, mut created_at, mut entity, mut object] = default_shape(scheme);
+        if let Some(fields) = r.get("fields") {
+            let mut f = Reader::new(r.path("fields"), fields)?;
+            for (key, slot) in [
+                ("id", &mut id),
+                ("type", &mut kind),
+                ("created_at", &mut created_at),
+                ("entity", &mut entity),
+                ("object", &mut object),
+            ] {
+                if let Some(source) = f.pointer(key)? {
+                    *slot = source;
+                }
+            }
+            f.finish()?;
+        }
+        if let Some(header) = r.string("id_header")? {
+            if header.is_empty() || !header.bytes().all(|b| b.is_ascii_graphic() && b != b':') {
+                return Err(r.invalid("id_header", "expected a header name"));
+            }
+            id = FieldSource::Header(header.to_ascii_lowercase());
+        }
+        if id == FieldSource::Absent {
+            return Err(r.invalid("fields.id", "every event needs an id"));
+        }
+
+        let effects = match r.get("effects") {
+            None => Effects {
+                by_type: BTreeMap::new(),
+                fallback: Effect::Notify,
+            },
+            Some(v) => parse_effects(&r.path("effects"), v)?,
+        };
+        let forward = match r.get("forward") {
+            None => None,
+            Some(v) => Some(parse_forward(&r.path("forward"), v)?),
+        };
+        let retention = match r.seconds("retention_secs")? {
+            None => Retention::Forever,
+            Some(keep) => Retention::keep_for(keep)
+                .map_err(|_| r.invalid("retention_secs", "must be at least 86400 (24 h)"))?,
+        };
+        let keep_raw_bodies = match r.get("keep_raw_bodies") {
+            None => true,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(r.invalid("keep_raw_bodies", "expected true or false")),
+        };
+        let max_body = match r.get("max_body_bytes") {
+            None => DEFAULT_MAX_BODY,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=(32 << 20)).contains(n))
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| r.invalid("max_body_bytes", "expected 1 to 33554432"))?,
+        };
+        r.finish()?;
+
+        Ok(SourceConfig {
+            name: name.to_owned(),
+            scheme,
+            secrets,
+            tolerance,
+            shape: Shape {
+                id,
+                kind,
+                created_at,
+                entity,
+                object,
+                effects,
+            },
+            forward,
+            retention,
+            keep_raw_bodies,
+            max_body,
+        })
+    }
+}
+
+fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
+    let map = value
+        .as_object()
+        .ok_or_else(|| ConfigError::NotAnObject(at.to_owned()))?;
+    let mut by_type = BTreeMap::new();
+    let mut fallback = Effect::Notify;
+    for (event_type, spec) in map {
+        let path = format!("{at}.{event_type}");
+        let effect = match spec {
+            Value::String(s) if s == "snapshot" => Effect::Snapshot,
+            Value::String(s) if s == "notify" => Effect::Notify,
+            Value::Object(o) if o.len() == 1 && o.contains_key("ledger") => {
+                match o["ledger"].as_str() {
+                    Some(p) if p.starts_with('/') => Effect::Ledger {
+                        amount: p.to_owned(),
+                    },
+                    _ => {
+                        return Err(ConfigError::Invalid(
+                            format!("{path}.ledger"),
+                            "expected a JSON pointer to the amount",
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(ConfigError::Invalid(
+                    path,
+                    "expected \"snapshot\", \"notify\" or { ledger = \"/pointer\" }",
+                ))
+            }
+        };
+        if event_type == "*" {
+            fallback = effect;
+        } else {
+            by_type.insert(event_type.clone(), effect);
+        }
+    }
+    Ok(Effects { by_type, fallback })
+}
+
+fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
+    let mut r = Reader::new(at.to_owned(), value)?;
+    let url = match r.string("url")? {
+        None => return Err(ConfigError::Missing(r.path("url"))),
+        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.to_owned(),
+        Some(_) => return Err(r.invalid("url", "expected an http:// or https:// URL")),
+    };
+    let mode = match r.string("mode")? {
+        None | Some("async") => ForwardMode::Async,
+        Some("sync") => ForwardMode::Sync,
+        Some(_) => return Err(r.invalid("mode", "expected async or sync")),
+    };
+    let schedule = match r.get("schedule_secs") {
+        None => Schedule::default(),
+        Some(v) => Schedule::from_json(v).map_err(|_| {
+            r.invalid(
+                "schedule_secs",
+                "expected a non-empty list of whole seconds",
+            )
+        })?,
+    };
+    let schedule = match r.seconds("window_secs")? {
+        None => schedule,
+        Some(Seconds(0)) => return Err(r.invalid("window_secs", "must be positive")),
+        Some(w) => schedule.with_window(w),
+    };
+    let positive = |r: &mut Reader, key: &'static str, default: Seconds| match r.seconds(key)? {
+        None => Ok(default),
+        Some(Seconds(0)) => Err(r.invalid(key, "must be positive")),
+        Some(s) => Ok(s),
+    };
+    let timeout = positive(&mut r, "timeout_secs", DEFAULT_FORWARD_TIMEOUT)?;
+    let lease = positive(&mut r, "lease_secs", DEFAULT_LEASE)?;
+    if lease <= timeout {
+        return Err(r.invalid("lease_secs", "must be longer than timeout_secs"));
+    }
+    r.finish()?;
+    Ok(Forward {
+        url,
+        mode,
+        schedule,
+        timeout,
+        lease,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn cockpit() -> Value {
+        json!({
+            "scheme": "standard-webhooks",
+            "secrets": ["COCKPIT_SECRET"],
+            "effects": {
+                "cardholder.created": "snapshot",
+                "payment.captured": { "ledger": "/data/object/amount" },
+                "*": "notify"
+            }
+        })
+    }
+
+    #[test]
+    fn the_sample_source_parses_with_the_seeds_defaults() {
+        let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
+        assert_eq!(s.scheme, Scheme::StandardWebhooks);
+        assert_eq!(s.tolerance, Seconds(300));
+        assert_eq!(s.shape.id, FieldSource::Pointer("/id".into()));
+        assert_eq!(s.shape.entity, FieldSource::Pointer("/data/object/id".into()));
+        assert_eq!(s.shape.effects.for_type("cardholder.created"), &Effect::Snapshot);
+        assert_eq!(s.shape.effects.for_type("anything.else"), &Effect::Notify);
+        assert_eq!(s.retention, Retention::Forever);
+        assert_eq!(s.max_body, DEFAULT_MAX_BODY);
+        assert!(s.keep_raw_bodies);
+    }
+
+    #[test]
+    fn errors_name_the_bad_field() {
+        let mut v = cockpit();
+        v["tolerance_secs"] = json!("soon");
+        assert_eq!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Invalid(
+                "cockpit.tolerance_secs".into(),
+                "expected a whole number of seconds"
+            ))
+        );
+        let mut v = cockpit();
+        v.as_object_mut().unwrap().remove("secrets");
+        assert_eq!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Missing("cockpit.secrets".into()))
+        );
+    }
+
+    #[test]
+    fn a_typo_is_an_error_not_a_default() {
+        let mut v = cockpit();
+        v["tolerence_secs"] = json!(10);
+        assert_eq!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Unknown("cockpit.tolerence_secs".into()))
+        );
+    }
+
+    #[test]
+    fn retention_shorter_than_a_day_is_refused() {
+        let mut v = cockpit();
+        v["retention_secs"] = json!(3600);
+        assert!(matches!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Invalid(f, _)) if f == "cockpit.retention_secs"
+        ));
+        v["retention_secs"] = json!(86_400 * 30);
+        assert!(SourceConfig::from_json("cockpit", &v).is_ok());
+    }
+
+    #[test]
+    fn an_unknown_scheme_is_refused() {
+        let mut v = cockpit();
+        v["scheme"] = json!("none");
+        assert!(matches!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Invalid(f, _)) if f == "cockpit.scheme"
+        ));
+    }
+
+    #[test]
+    fn github_reads_id_and_type_from_headers() {
+        let s = SourceConfig::from_json("gh", &json!({"scheme": "github", "secrets": ["GH"]}))
+            .unwrap();
+        assert_eq!(s.shape.id, FieldSource::Header("x-github-delivery".into()));
+        assert_eq!(s.shape.kind, FieldSource::Header("x-github-event".into()));
+    }
+
+    #[test]
+    fn a_sync_lease_must_outlast_the_call() {
+        let mut v = cockpit();
+        v["forward"] = json!({"url": "http://127.0.0.1:9/", "mode": "sync", "timeout_secs": 30, "lease_secs": 10});
+        assert!(matches!(
+            SourceConfig::from_json("cockpit", &v),
+            Err(ConfigError::Invalid(f, _)) if f == "cockpit.forward.lease_secs"
+        ));
+    }
+
+    #[test]
+    fn source_names_are_url_safe() {
+        assert!(matches!(
+            Sources::from_json(&json!({"a/b": cockpit()})),
+            Err(ConfigError::Invalid(..))
+        ));
+        assert!(Sources::from_json(&json!({"cockpit": cockpit()})).is_ok());
+    }
+}

@@ -1,1 +1,491 @@
-//! (being written)
+//! The event model: what a verified body says, in types.
+//!
+//! [`Event::parse`] takes a [`Verified`] body, so nothing unverified becomes an event.
+//! The dedupe key is the provider's event id and nothing else: not the object id
+//! (`card.created` and `card.frozen` share one), not a hash of the body (two
+//! identical updates are two events), not a delivery id (a replay is a new delivery
+//! of the same event).
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::config::{Effect as EffectSpec, FieldSource, Shape};
+use crate::verify::{Headers, Verified};
+
+/// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
+pub const MAX_ID_LEN: usize = 255;
+
+macro_rules! text_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(String);
+
+        impl $name {
+            /// Checks the value: 1 to [`MAX_ID_LEN`] bytes, no control characters.
+            pub fn new(value: impl Into<String>) -> Option<Self> {
+                let value = value.into();
+                let ok = !value.is_empty()
+                    && value.len() <= MAX_ID_LEN
+                    && !value.chars().any(char::is_control);
+                ok.then_some(Self(value))
+            }
+
+            /// The value as given by the provider.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+text_newtype!(
+    /// The provider's event id, unique per event and kept across retries and replays
+    /// (Standard Webhooks `webhook-id`/payload `id`, Stripe `evt_…`, GitHub `X-GitHub-Delivery`).
+    EventId
+);
+text_newtype!(
+    /// The object an event is about (e.g. `data.object.id`); names the Durable Object that orders its events.
+    EntityKey
+);
+text_newtype!(
+    /// The event type, e.g. `cardholder.created` (Standard Webhooks payload `type`).
+    EventType
+);
+
+/// When the provider created the event: RFC 3339 §5.6 `date-time`, or unix seconds.
+/// Nanosecond precision so that sub-second ordering survives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CreatedAt {
+    secs: i64,
+    nanos: u32,
+}
+
+impl CreatedAt {
+    /// From whole unix seconds.
+    pub fn from_unix(secs: i64) -> Self {
+        Self { secs, nanos: 0 }
+    }
+
+    /// From unix seconds and nanoseconds; `None` if `nanos` is not below 10^9.
+    pub fn from_parts(secs: i64, nanos: u32) -> Option<Self> {
+        (nanos < 1_000_000_000).then_some(Self { secs, nanos })
+    }
+
+    /// Whole seconds since the epoch.
+    pub fn secs(self) -> i64 {
+        self.secs
+    }
+
+    /// Nanoseconds within the second.
+    pub fn nanos(self) -> u32 {
+        self.nanos
+    }
+
+    /// Parses an RFC 3339 `date-time` (`2026-10-06T07:06:30Z`, `…30.123+02:00`).
+    pub fn parse_rfc3339(s: &str) -> Option<Self> {
+        let b = s.as_bytes();
+        if b.len() < 20 {
+            return None;
+        }
+        let num = |r: std::ops::Range<usize>| -> Option<i64> {
+            let part = b.get(r)?;
+            if part.iter().all(u8::is_ascii_digit) {
+                Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+            } else {
+                None
+            }
+        };
+        let sep = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+        if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+            return None;
+        }
+        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+        if !(1..=12).contains(&month)
+            || day < 1
+            || day > days_in_month(year, month)
+            || hour > 23
+            || minute > 59
+            // 60 is a leap second; POSIX time folds it onto :59.
+            || second > 60
+        {
+            return None;
+        }
+        let mut i = 19;
+        let mut nanos = 0u32;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let start = i;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                if i - start < 9 {
+                    nanos = nanos * 10 + u32::from(b[i] - b'0');
+                }
+                i += 1;
+            }
+            let digits = i - start;
+            if digits == 0 {
+                return None;
+            }
+            for _ in digits..9 {
+                nanos *= 10;
+            }
+        }
+        let offset = match b.get(i..)? {
+            [b'Z' | b'z'] => 0,
+            [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+                let digits = [*h1, *h2, *m1, *m2];
+                if !digits.iter().all(u8::is_ascii_digit) {
+                    return None;
+                }
+                let h = i64::from((h1 - b'0') * 10 + (h2 - b'0'));
+                let m = i64::from((m1 - b'0') * 10 + (m2 - b'0'));
+                if h > 23 || m > 59 {
+                    return None;
+                }
+                let off = h * 3600 + m * 60;
+                if *sign == b'+' {
+                    off
+                } else {
+                    -off
+                }
+            }
+            _ => return None,
+        };
+        let days = days_from_civil(year, month, day);
+        let secs = days * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
+        Some(Self { secs, nanos })
+    }
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// An entity's version: the total order in which snapshot events overwrite each other.
+/// `created_at` first, then the event id as a deterministic tiebreak, so every delivery
+/// order converges on the same final state.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Version {
+    /// When the event that wrote this version was created.
+    pub created_at: CreatedAt,
+    /// The event that wrote it.
+    pub event_id: EventId,
+}
+
+impl Ord for Version {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.created_at, &self.event_id).cmp(&(other.created_at, &other.event_id))
+    }
+}
+
+impl PartialOrd for Version {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// What applying an event does to its entity's store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Store the full object the event reports (JSON text); running it twice is harmless.
+    Snapshot {
+        /// `data.object` (or the configured pointer), serialised.
+        state: String,
+    },
+    /// Add `amount` to the entity's ledger, one row per event id under a unique constraint.
+    Ledger {
+        /// Minor units, as the provider reports them.
+        amount: i64,
+    },
+    /// Pass the event on; nothing to store beyond the processed id.
+    Notify,
+}
+
+/// A parsed, verified event. Only [`Event::parse`] makes one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    id: EventId,
+    kind: EventType,
+    created_at: Option<CreatedAt>,
+    entity: Option<EntityKey>,
+    effect: Effect,
+}
+
+/// The event field a [`ParseError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field {
+    /// The event id.
+    Id,
+    /// The event type.
+    Type,
+    /// The creation time.
+    CreatedAt,
+    /// The entity key.
+    Entity,
+    /// The object a snapshot stores.
+    Object,
+    /// The amount a ledger entry adds.
+    Amount,
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Field::Id => "id",
+            Field::Type => "type",
+            Field::CreatedAt => "created_at",
+            Field::Entity => "entity",
+            Field::Object => "object",
+            Field::Amount => "amount",
+        })
+    }
+}
+
+/// Why a verified body is not a usable event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ParseError {
+    /// The body is not JSON.
+    NotJson,
+    /// A field the configuration requires is absent.
+    Missing(Field),
+    /// A field is present but unusable (wrong type, too long, bad date).
+    Invalid(Field),
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParseError::NotJson => f.write_str("body is not valid JSON"),
+            ParseError::Missing(field) => write!(f, "missing field {field}"),
+            ParseError::Invalid(field) => write!(f, "invalid field {field}"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl Event {
+    /// Step 2 of the flow: reads the verified body (and, where configured, headers)
+    /// through the source's [`Shape`].
+    pub fn parse<H: Headers + ?Sized>(
+        verified: &Verified<'_>,
+        headers: &H,
+        shape: &Shape,
+    ) -> Result<Event, ParseError> {
+        let body: Value =
+            serde_json::from_slice(verified.body()).map_err(|_| ParseError::NotJson)?;
+        let text = |source: &FieldSource, field: Field| -> Result<Option<String>, ParseError> {
+            match source {
+                FieldSource::Absent => Ok(None),
+                FieldSource::Header(name) => Ok(headers.get(name).map(str::to_owned)),
+                FieldSource::Pointer(p) => match body.pointer(p) {
+                    None | Some(Value::Null) => Ok(None),
+                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                    // Numeric ids are common (GitHub's `id`); they are still ids.
+                    Some(Value::Number(n)) => Ok(Some(n.to_string())),
+                    Some(_) => Err(ParseError::Invalid(field)),
+                },
+            }
+        };
+        let required = |source: &FieldSource, field: Field| {
+            text(source, field)?.ok_or(ParseError::Missing(field))
+        };
+
+        let id = EventId::new(required(&shape.id, Field::Id)?)
+            .ok_or(ParseError::Invalid(Field::Id))?;
+        let kind = EventType::new(required(&shape.kind, Field::Type)?)
+            .ok_or(ParseError::Invalid(Field::Type))?;
+        let created_at = match &shape.created_at {
+            FieldSource::Pointer(p) => match body.pointer(p) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(
+                    CreatedAt::parse_rfc3339(s).ok_or(ParseError::Invalid(Field::CreatedAt))?,
+                ),
+                Some(Value::Number(n)) => Some(CreatedAt::from_unix(
+                    n.as_i64().ok_or(ParseError::Invalid(Field::CreatedAt))?,
+                )),
+                Some(_) => return Err(ParseError::Invalid(Field::CreatedAt)),
+            },
+            FieldSource::Header(name) => match headers.get(name) {
+                None => None,
+                Some(v) => Some(
+                    v.trim()
+                        .parse::<i64>()
+                        .ok()
+                        .map(CreatedAt::from_unix)
+                        .or_else(|| CreatedAt::parse_rfc3339(v.trim()))
+                        .ok_or(ParseError::Invalid(Field::CreatedAt))?,
+                ),
+            },
+            FieldSource::Absent => None,
+        };
+        let entity = match text(&shape.entity, Field::Entity)? {
+            None => None,
+            Some(e) => Some(EntityKey::new(e).ok_or(ParseError::Invalid(Field::Entity))?),
+        };
+
+        let effect = match shape.effects.for_type(kind.as_str()) {
+            EffectSpec::Notify => Effect::Notify,
+            EffectSpec::Snapshot => {
+                // A snapshot without an entity or an order could overwrite newer state.
+                entity.as_ref().ok_or(ParseError::Missing(Field::Entity))?;
+                created_at.ok_or(ParseError::Missing(Field::CreatedAt))?;
+                let object = match &shape.object {
+                    FieldSource::Pointer(p) => body.pointer(p),
+                    _ => None,
+                };
+                match object {
+                    None | Some(Value::Null) => return Err(ParseError::Missing(Field::Object)),
+                    Some(v) => Effect::Snapshot {
+                        state: v.to_string(),
+                    },
+                }
+            }
+            EffectSpec::Ledger { amount } => {
+                entity.as_ref().ok_or(ParseError::Missing(Field::Entity))?;
+                match body.pointer(amount) {
+                    None | Some(Value::Null) => return Err(ParseError::Missing(Field::Amount)),
+                    Some(v) => Effect::Ledger {
+                        amount: v.as_i64().ok_or(ParseError::Invalid(Field::Amount))?,
+                    },
+                }
+            }
+        };
+
+        Ok(Event {
+            id,
+            kind,
+            created_at,
+            entity,
+            effect,
+        })
+    }
+
+    /// The dedupe key.
+    pub fn id(&self) -> &EventId {
+        &self.id
+    }
+
+    /// The event type.
+    pub fn kind(&self) -> &EventType {
+        &self.kind
+    }
+
+    /// When the provider created it, if the source reports it.
+    pub fn created_at(&self) -> Option<CreatedAt> {
+        self.created_at
+    }
+
+    /// The entity it is about, if any.
+    pub fn entity(&self) -> Option<&EntityKey> {
+        self.entity.as_ref()
+    }
+
+    /// What applying it does.
+    pub fn effect(&self) -> &Effect {
+        &self.effect
+    }
+
+    /// The version a snapshot event would write; `None` for other effects.
+    pub fn version(&self) -> Option<Version> {
+        match (&self.effect, self.created_at) {
+            (Effect::Snapshot { .. }, Some(created_at)) => Some(Version {
+                created_at,
+                event_id: self.id.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> Option<(i64, u32)> {
+        CreatedAt::parse_rfc3339(s).map(|c| (c.secs(), c.nanos()))
+    }
+
+    #[test]
+    fn rfc3339_in_utc_matches_unix_seconds() {
+        assert_eq!(at("1970-01-01T00:00:00Z"), Some((0, 0)));
+        assert_eq!(at("2026-10-06T07:06:30Z"), Some((1_791_270_390, 0)));
+        assert_eq!(at("2000-02-29T23:59:59z"), Some((951_868_799, 0)));
+    }
+
+    #[test]
+    fn rfc3339_offsets_and_fractions_are_honoured() {
+        assert_eq!(at("2026-10-06T09:06:30+02:00"), at("2026-10-06T07:06:30Z"));
+        assert_eq!(at("2026-10-06T07:06:30.5Z"), Some((1_791_270_390, 500_000_000)));
+        assert_eq!(
+            at("2026-10-06T07:06:30.123456789123Z"),
+            Some((1_791_270_390, 123_456_789))
+        );
+    }
+
+    #[test]
+    fn malformed_dates_are_refused() {
+        for bad in [
+            "",
+            "2026-10-06",
+            "2026-10-06T07:06:30",
+            "2026-13-06T07:06:30Z",
+            "2026-02-30T07:06:30Z",
+            "2026-10-06T24:06:30Z",
+            "2026-10-06T07:06:30.Z",
+            "2026-10-06T07:06:30+2:00",
+            "2026/10/06T07:06:30Z",
+            "2026-10-06T07:06:30Zjunk",
+        ] {
+            assert_eq!(at(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn versions_order_by_time_then_event_id() {
+        let v = |secs, id: &str| Version {
+            created_at: CreatedAt::from_unix(secs),
+            event_id: EventId::new(id).unwrap(),
+        };
+        assert!(v(1, "evt_b") < v(2, "evt_a"));
+        assert!(v(1, "evt_a") < v(1, "evt_b"));
+        assert_eq!(v(1, "evt_a").cmp(&v(1, "evt_a")), Ordering::Equal);
+    }
+
+    #[test]
+    fn ids_must_be_short_printable_and_present() {
+        assert!(EventId::new("").is_none());
+        assert!(EventId::new("a\nb").is_none());
+        assert!(EventId::new("x".repeat(MAX_ID_LEN)).is_some());
+        assert!(EventId::new("x".repeat(MAX_ID_LEN + 1)).is_none());
+    }
+}

@@ -32,8 +32,11 @@ impl UnixSeconds {
 }
 
 impl Seconds {
+    /// One minute.
     pub const MINUTE: Seconds = Seconds(60);
+    /// One hour.
     pub const HOUR: Seconds = Seconds(3_600);
+    /// One day.
     pub const DAY: Seconds = Seconds(86_400);
 }
 
