@@ -12,6 +12,7 @@ use crate::verify::{github_mac, hex, standard_webhooks_mac, stripe_mac, Secret};
 /// Standard Webhooks signature header value for content `{msg_id}.{timestamp}.{body}`: "v1,<base64>".
 ///
 /// `timestamp` is written in decimal; verifiers reject a negative one.
+#[must_use]
 pub fn standard_webhooks(
     secret: &Secret,
     msg_id: &str,
@@ -25,6 +26,7 @@ pub fn standard_webhooks(
 }
 
 /// Stripe `Stripe-Signature` header value for payload `{t}.{body}`: "t=<timestamp>,v1=<hex>".
+#[must_use]
 pub fn stripe(secret: &Secret, timestamp: UnixSeconds, body: &[u8]) -> String {
     let t = timestamp.to_string();
     let tag = stripe_mac(secret, &t, body).finalize().into_bytes();
@@ -32,6 +34,7 @@ pub fn stripe(secret: &Secret, timestamp: UnixSeconds, body: &[u8]) -> String {
 }
 
 /// GitHub `X-Hub-Signature-256` header value over the raw body: "sha256=<hex>".
+#[must_use]
 pub fn github(secret: &Secret, body: &[u8]) -> String {
     let tag = github_mac(secret, body).finalize().into_bytes();
     format!("sha256={}", hex::encode(&tag))
