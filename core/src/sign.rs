@@ -9,7 +9,7 @@ use hmac::Mac;
 use crate::time::UnixSeconds;
 use crate::verify::{github_mac, hex, standard_webhooks_mac, stripe_mac, Secret};
 
-/// Standard Webhooks signature header value for content `{msg_id}.{timestamp}.{body}`: "v1,<base64>".
+/// Standard Webhooks signature header value for content `{msg_id}.{timestamp}.{body}`: `"v1,<base64>"`.
 ///
 /// `timestamp` is written in decimal; verifiers reject a negative one.
 #[must_use]
@@ -25,7 +25,7 @@ pub fn standard_webhooks(
     format!("v1,{}", BASE64.encode(tag))
 }
 
-/// Stripe `Stripe-Signature` header value for payload `{t}.{body}`: "t=<timestamp>,v1=<hex>".
+/// Stripe `Stripe-Signature` header value for payload `{t}.{body}`: `"t=<timestamp>,v1=<hex>"`.
 #[must_use]
 pub fn stripe(secret: &Secret, timestamp: UnixSeconds, body: &[u8]) -> String {
     let t = timestamp.to_string();
@@ -33,7 +33,7 @@ pub fn stripe(secret: &Secret, timestamp: UnixSeconds, body: &[u8]) -> String {
     format!("t={t},v1={}", hex::encode(&tag))
 }
 
-/// GitHub `X-Hub-Signature-256` header value over the raw body: "sha256=<hex>".
+/// GitHub `X-Hub-Signature-256` header value over the raw body: `"sha256=<hex>"`.
 #[must_use]
 pub fn github(secret: &Secret, body: &[u8]) -> String {
     let tag = github_mac(secret, body).finalize().into_bytes();
