@@ -501,8 +501,14 @@ mod tests {
         assert_eq!(s.scheme, Scheme::StandardWebhooks);
         assert_eq!(s.tolerance, Seconds(300));
         assert_eq!(s.shape.id, FieldSource::Pointer("/id".into()));
-        assert_eq!(s.shape.entity, FieldSource::Pointer("/data/object/id".into()));
-        assert_eq!(s.shape.effects.for_type("cardholder.created"), &Effect::Snapshot);
+        assert_eq!(
+            s.shape.entity,
+            FieldSource::Pointer("/data/object/id".into())
+        );
+        assert_eq!(
+            s.shape.effects.for_type("cardholder.created"),
+            &Effect::Snapshot
+        );
         assert_eq!(s.shape.effects.for_type("anything.else"), &Effect::Notify);
         assert_eq!(s.retention, Retention::Forever);
         assert_eq!(s.max_body, DEFAULT_MAX_BODY);
@@ -562,8 +568,8 @@ mod tests {
 
     #[test]
     fn github_reads_id_and_type_from_headers() {
-        let s = SourceConfig::from_json("gh", &json!({"scheme": "github", "secrets": ["GH"]}))
-            .unwrap();
+        let s =
+            SourceConfig::from_json("gh", &json!({"scheme": "github", "secrets": ["GH"]})).unwrap();
         assert_eq!(s.shape.id, FieldSource::Header("x-github-delivery".into()));
         assert_eq!(s.shape.kind, FieldSource::Header("x-github-event".into()));
     }

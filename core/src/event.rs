@@ -99,7 +99,10 @@ impl CreatedAt {
         let num = |r: std::ops::Range<usize>| -> Option<i64> {
             let part = b.get(r)?;
             if part.iter().all(u8::is_ascii_digit) {
-                Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+                Some(
+                    part.iter()
+                        .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
+                )
             } else {
                 None
             }
@@ -320,16 +323,16 @@ impl Event {
             text(source, field)?.ok_or(ParseError::Missing(field))
         };
 
-        let id = EventId::new(required(&shape.id, Field::Id)?)
-            .ok_or(ParseError::Invalid(Field::Id))?;
+        let id =
+            EventId::new(required(&shape.id, Field::Id)?).ok_or(ParseError::Invalid(Field::Id))?;
         let kind = EventType::new(required(&shape.kind, Field::Type)?)
             .ok_or(ParseError::Invalid(Field::Type))?;
         let created_at = match &shape.created_at {
             FieldSource::Pointer(p) => match body.pointer(p) {
                 None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(
-                    CreatedAt::parse_rfc3339(s).ok_or(ParseError::Invalid(Field::CreatedAt))?,
-                ),
+                Some(Value::String(s)) => {
+                    Some(CreatedAt::parse_rfc3339(s).ok_or(ParseError::Invalid(Field::CreatedAt))?)
+                }
                 Some(Value::Number(n)) => Some(CreatedAt::from_unix(
                     n.as_i64().ok_or(ParseError::Invalid(Field::CreatedAt))?,
                 )),
@@ -445,7 +448,10 @@ mod tests {
     #[test]
     fn rfc3339_offsets_and_fractions_are_honoured() {
         assert_eq!(at("2026-10-06T09:06:30+02:00"), at("2026-10-06T07:06:30Z"));
-        assert_eq!(at("2026-10-06T07:06:30.5Z"), Some((1_791_270_390, 500_000_000)));
+        assert_eq!(
+            at("2026-10-06T07:06:30.5Z"),
+            Some((1_791_270_390, 500_000_000))
+        );
         assert_eq!(
             at("2026-10-06T07:06:30.123456789123Z"),
             Some((1_791_270_390, 123_456_789))

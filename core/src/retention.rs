@@ -66,7 +66,10 @@ mod tests {
 
     #[test]
     fn ids_are_kept_forever_by_default() {
-        assert_eq!(Retention::default().prune_before(UnixSeconds(i64::MAX)), None);
+        assert_eq!(
+            Retention::default().prune_before(UnixSeconds(i64::MAX)),
+            None
+        );
     }
 
     #[test]

@@ -15,13 +15,19 @@ impl UnixSeconds {
     /// `self + d`, saturating rather than wrapping on absurd inputs.
     #[must_use]
     pub fn plus(self, d: Seconds) -> UnixSeconds {
-        UnixSeconds(self.0.saturating_add(i64::try_from(d.0).unwrap_or(i64::MAX)))
+        UnixSeconds(
+            self.0
+                .saturating_add(i64::try_from(d.0).unwrap_or(i64::MAX)),
+        )
     }
 
     /// `self - d`, saturating.
     #[must_use]
     pub fn minus(self, d: Seconds) -> UnixSeconds {
-        UnixSeconds(self.0.saturating_sub(i64::try_from(d.0).unwrap_or(i64::MAX)))
+        UnixSeconds(
+            self.0
+                .saturating_sub(i64::try_from(d.0).unwrap_or(i64::MAX)),
+        )
     }
 
     /// How long until `later`; zero if `later` is not after `self`.
@@ -64,7 +70,13 @@ mod tests {
 
     #[test]
     fn arithmetic_saturates_instead_of_wrapping() {
-        assert_eq!(UnixSeconds(i64::MAX).plus(Seconds(10)), UnixSeconds(i64::MAX));
-        assert_eq!(UnixSeconds(i64::MIN).minus(Seconds(u64::MAX)), UnixSeconds(i64::MIN));
+        assert_eq!(
+            UnixSeconds(i64::MAX).plus(Seconds(10)),
+            UnixSeconds(i64::MAX)
+        );
+        assert_eq!(
+            UnixSeconds(i64::MIN).minus(Seconds(u64::MAX)),
+            UnixSeconds(i64::MIN)
+        );
     }
 }
