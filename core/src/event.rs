@@ -17,6 +17,10 @@ use crate::verify::{Headers, Verified};
 /// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
 pub const MAX_ID_LEN: usize = 255;
 
+/// Largest ledger amount in magnitude: 2^53 - 1, so it survives a JavaScript number
+/// (the Worker's SQLite bindings) exactly.
+pub const MAX_SAFE_AMOUNT: u64 = (1 << 53) - 1;
+
 macro_rules! text_newtype {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -378,7 +382,10 @@ impl Event {
                 match body.pointer(amount) {
                     None | Some(Value::Null) => return Err(ParseError::Missing(Field::Amount)),
                     Some(v) => Effect::Ledger {
-                        amount: v.as_i64().ok_or(ParseError::Invalid(Field::Amount))?,
+                        amount: v
+                            .as_i64()
+                            .filter(|a| a.unsigned_abs() <= MAX_SAFE_AMOUNT)
+                            .ok_or(ParseError::Invalid(Field::Amount))?,
                     },
                 }
             }
