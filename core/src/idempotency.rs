@@ -1,1 +1,767 @@
-//! (being written)
+//! Request idempotency for the publish API, after
+//! [draft-ietf-httpapi-idempotency-key-header] (-07).
+//!
+//! A client sends `Idempotency-Key: "<key>"`. The adapter keeps one [`KeyState`] per
+//! (token, key) in a Durable Object, which serialises requests for that key, and for each
+//! request:
+//!
+//! 1. [`IdempotencyKey::parse`] the header; a [`KeyError`] is answered with 400.
+//! 2. Compute the request's [`Fingerprint`] and call [`decide`] with what the object holds.
+//! 3. Carry out the [`KeyDecision`] with one `match`:
+//!    - `Proceed { lock_until }`: store [`KeyState::InProgress`], run the request, then store
+//!      [`KeyPolicy::completed`];
+//!    - `Replay`: send the stored response byte for byte;
+//!    - `Mismatch` (422) and `InProgress` (409, with `Retry-After`): send a problem document.
+//!
+//! The draft's error examples use RFC 9457 `application/problem+json` documents with a
+//! `type` that points at the server's published idempotency documentation; there are no
+//! registered problem types, so the adapter picks the URIs. [`KeyError::status`] and
+//! [`KeyDecision::status`] are the single place where outcomes become status codes.
+//!
+//! Expiry policy (the draft asks servers to publish it): see [`KeyPolicy`].
+//!
+//! [draft-ietf-httpapi-idempotency-key-header]: https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
+
+use std::fmt;
+
+use sha2::{Digest, Sha256};
+
+use crate::time::{Seconds, UnixSeconds};
+
+/// Longest key accepted, in characters (after unescaping). A stated limit, common among
+/// implementers (Stripe, Method, ...); it bounds the Durable Object name.
+pub const MAX_KEY_LEN: usize = 255;
+
+/// An `Idempotency-Key` value: an RFC 8941 sf-string (§3.3.3), 1 to [`MAX_KEY_LEN`]
+/// printable ASCII characters, stored unescaped.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(String);
+
+/// Why an `Idempotency-Key` header was refused. Both are answered with 400.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyError {
+    /// The request carried no `Idempotency-Key` header.
+    Missing,
+    /// The header is not a single valid sf-string within our limits; the text says why.
+    Malformed(&'static str),
+}
+
+impl KeyError {
+    /// HTTP status for this error: always 400 (draft §2.7).
+    #[must_use]
+    pub fn status(&self) -> u16 {
+        400
+    }
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyError::Missing => f.write_str("Idempotency-Key is missing"),
+            KeyError::Malformed(why) => write!(f, "Idempotency-Key is malformed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+impl IdempotencyKey {
+    /// Parses the `Idempotency-Key` field value.
+    ///
+    /// Strict, as the draft requires the value to be an sf-string: the key must be quoted
+    /// (`Idempotency-Key: "8e03978e-..."`); a bare token such as `abc` is refused rather than
+    /// guessed at. Follows RFC 8941 §4.2 (leading and trailing SP are discarded; nothing
+    /// else may follow the item) and §4.2.5 (only `\"` and `\\` escapes; only 0x20-0x7E).
+    ///
+    /// Deviation: RFC 8941 items may carry parameters (`"k";a=1`). The draft defines none,
+    /// so they are refused instead of ignored; a repeated header, which the adapter sees
+    /// joined as `"a", "b"`, is refused the same way (the draft forbids sending two).
+    pub fn parse(header: Option<&str>) -> Result<IdempotencyKey, KeyError> {
+        let raw = header.ok_or(KeyError::Missing)?;
+        let input = raw.trim_matches(' ');
+        let mut chars = input.chars();
+        if chars.next() != Some('"') {
+            return Err(KeyError::Malformed("must be a quoted string"));
+        }
+        let mut key = String::new();
+        loop {
+            match chars.next() {
+                None => return Err(KeyError::Malformed("missing closing quote")),
+                Some('\\') => match chars.next() {
+                    Some(c @ ('"' | '\\')) => key.push(c),
+                    _ => return Err(KeyError::Malformed("invalid escape")),
+                },
+                Some('"') => break,
+                Some(c) if (' '..='~').contains(&c) => key.push(c),
+                Some(_) => return Err(KeyError::Malformed("not printable ASCII")),
+            }
+        }
+        if chars.next().is_some() {
+            return Err(KeyError::Malformed(
+                "unexpected characters after the string",
+            ));
+        }
+        if key.is_empty() {
+            return Err(KeyError::Malformed("empty"));
+        }
+        // Every char is ASCII here, so bytes are characters.
+        if key.len() > MAX_KEY_LEN {
+            return Err(KeyError::Malformed("longer than 255 characters"));
+        }
+        Ok(IdempotencyKey(key))
+    }
+
+    /// The key, unescaped.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for IdempotencyKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a request is, for telling a retry from a reuse of its key (draft §2.4,
+/// "checksum of the entire request payload"): SHA-256 (FIPS 180-4) over the method, the
+/// path and the SHA-256 of the body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fingerprint([u8; 32]);
+
+/// Why a stored fingerprint could not be read back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FingerprintError {
+    /// Not exactly 64 characters.
+    Length,
+    /// A character other than `0-9`, `a-f`, `A-F`.
+    NotHex,
+}
+
+impl fmt::Display for FingerprintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FingerprintError::Length => "fingerprint is not 64 hex digits",
+            FingerprintError::NotHex => "fingerprint has a non-hex digit",
+        })
+    }
+}
+
+impl std::error::Error for FingerprintError {}
+
+/// Versioned domain tag, so a future change of framing can never compare equal.
+const FINGERPRINT_TAG: &[u8] = b"hookonce/idempotency/fingerprint/v1\0";
+
+impl Fingerprint {
+    /// Fingerprints a request. `path` is whatever identifies the target to the caller
+    /// (include the query if it matters). The method is compared as sent: methods are
+    /// case-sensitive (RFC 9110 §9.1).
+    ///
+    /// Method and path are length-prefixed (u64, big-endian) so that no two different
+    /// (method, path) pairs frame to the same bytes; the body hash is fixed-size and last.
+    #[must_use]
+    pub fn of(method: &str, path: &str, body: &[u8]) -> Fingerprint {
+        let mut h = Sha256::new();
+        h.update(FINGERPRINT_TAG);
+        for part in [method.as_bytes(), path.as_bytes()] {
+            h.update((part.len() as u64).to_be_bytes());
+            h.update(part);
+        }
+        h.update(Sha256::digest(body));
+        Fingerprint(h.finalize().into())
+    }
+
+    /// Lowercase hex, 64 characters, for storage.
+    #[must_use]
+    pub fn to_hex(&self) -> String {
+        self.to_string()
+    }
+
+    /// Reads back [`Fingerprint::to_hex`] (either case).
+    pub fn from_hex(hex: &str) -> Result<Fingerprint, FingerprintError> {
+        let digits = hex.as_bytes();
+        if digits.len() != 64 {
+            return Err(FingerprintError::Length);
+        }
+        let nibble = |d: u8| match d {
+            b'0'..=b'9' => Ok(d - b'0'),
+            b'a'..=b'f' => Ok(d - b'a' + 10),
+            b'A'..=b'F' => Ok(d - b'A' + 10),
+            _ => Err(FingerprintError::NotHex),
+        };
+        let mut out = [0u8; 32];
+        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+            *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+        }
+        Ok(Fingerprint(out))
+    }
+}
+
+impl fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+    }
+}
+
+/// The first response to a key, replayed byte for byte to its retries (draft §2.6).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredResponse {
+    /// HTTP status code.
+    pub status: u16,
+    /// `Content-Type` of `body`.
+    pub content_type: String,
+    /// The body exactly as first sent.
+    pub body: Vec<u8>,
+}
+
+/// What the store holds for one (token, key).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyState {
+    /// A request holds the key. The lock expires so a crashed attempt cannot strand it.
+    InProgress {
+        /// Fingerprint of the request holding the key.
+        fingerprint: Fingerprint,
+        /// The lock is void from this instant on.
+        locked_until: UnixSeconds,
+    },
+    /// The first request finished; its response is replayed until `expires_at`.
+    Completed {
+        /// Fingerprint of the request that completed.
+        fingerprint: Fingerprint,
+        /// What it answered.
+        response: StoredResponse,
+        /// The key is forgotten from this instant on.
+        expires_at: UnixSeconds,
+    },
+}
+
+impl KeyState {
+    /// Fingerprint of the request this state belongs to.
+    #[must_use]
+    pub fn fingerprint(&self) -> &Fingerprint {
+        match self {
+            KeyState::InProgress { fingerprint, .. } | KeyState::Completed { fingerprint, .. } => {
+                fingerprint
+            }
+        }
+    }
+
+    /// When this state stops mattering to [`decide`]: a good time for the Durable Object's
+    /// alarm.
+    #[must_use]
+    pub fn prune_at(&self) -> UnixSeconds {
+        match self {
+            KeyState::InProgress { locked_until, .. } => *locked_until,
+            KeyState::Completed { expires_at, .. } => *expires_at,
+        }
+    }
+
+    /// Whether the store may delete this state: [`decide`] would already ignore it.
+    #[must_use]
+    pub fn prune_due(&self, now: UnixSeconds) -> bool {
+        self.prune_at() <= now
+    }
+}
+
+/// How long keys live, published per the draft §2.3.
+///
+/// Defaults: a completed key is replayed for 24 hours; an in-progress key is locked for
+/// 30 seconds, after which a retry may take it over (the first attempt is presumed dead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyPolicy {
+    /// How long a completed response is replayed.
+    pub ttl: Seconds,
+    /// How long a request may hold the key before a retry may take it over. Must exceed
+    /// the longest time a request can run, or the work may be done twice.
+    pub lock: Seconds,
+}
+
+impl Default for KeyPolicy {
+    fn default() -> Self {
+        KeyPolicy {
+            ttl: Seconds::DAY,
+            lock: Seconds(30),
+        }
+    }
+}
+
+/// Why a [`KeyPolicy`] was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyPolicyError {
+    /// `ttl` is under [`KeyPolicy::MIN_TTL`]: shorter than a client's retries can span.
+    TtlTooShort,
+    /// `ttl` is over [`KeyPolicy::MAX_TTL`]: most likely a unit mistake.
+    TtlTooLong,
+    /// `lock` is zero: concurrent retries would all proceed.
+    LockZero,
+    /// `lock` is not shorter than `ttl`.
+    LockNotBelowTtl,
+}
+
+impl fmt::Display for KeyPolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            KeyPolicyError::TtlTooShort => "idempotency ttl is under 1 hour",
+            KeyPolicyError::TtlTooLong => "idempotency ttl is over 30 days",
+            KeyPolicyError::LockZero => "idempotency lock is zero",
+            KeyPolicyError::LockNotBelowTtl => "idempotency lock is not shorter than ttl",
+        })
+    }
+}
+
+impl std::error::Error for KeyPolicyError {}
+
+impl KeyPolicy {
+    /// Shortest accepted `ttl`: clients back off over minutes to hours, and a key that
+    /// expires mid-retry silently turns a retry into a second request.
+    pub const MIN_TTL: Seconds = Seconds::HOUR;
+    /// Longest accepted `ttl`; every key costs storage for this long.
+    pub const MAX_TTL: Seconds = Seconds(30 * 86_400);
+
+    /// Checks the bounds documented on [`KeyPolicyError`].
+    pub fn validate(&self) -> Result<(), KeyPolicyError> {
+        if self.ttl < Self::MIN_TTL {
+            return Err(KeyPolicyError::TtlTooShort);
+        }
+        if self.ttl > Self::MAX_TTL {
+            return Err(KeyPolicyError::TtlTooLong);
+        }
+        if self.lock == Seconds(0) {
+            return Err(KeyPolicyError::LockZero);
+        }
+        if self.lock >= self.ttl {
+            return Err(KeyPolicyError::LockNotBelowTtl);
+        }
+        Ok(())
+    }
+
+    /// The state to store once the request holding the key has answered.
+    #[must_use]
+    pub fn completed(
+        &self,
+        fingerprint: Fingerprint,
+        response: StoredResponse,
+        now: UnixSeconds,
+    ) -> KeyState {
+        KeyState::Completed {
+            fingerprint,
+            response,
+            expires_at: now.plus(self.ttl),
+        }
+    }
+}
+
+/// What to do with a request that carries a valid key.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyDecision<'a> {
+    /// First request for the key (or the previous one expired or died): store
+    /// [`KeyState::InProgress`] with `locked_until: lock_until`, then run the request.
+    Proceed {
+        /// When the lock being taken expires.
+        lock_until: UnixSeconds,
+    },
+    /// A retry of a completed request: answer with this, byte for byte.
+    Replay(&'a StoredResponse),
+    /// The key was used for a different request: 422.
+    Mismatch,
+    /// Another request holds the key: 409 with `Retry-After`.
+    InProgress {
+        /// Until the lock expires; at least 1 s.
+        retry_after: Seconds,
+    },
+}
+
+impl KeyDecision<'_> {
+    /// HTTP status to answer with, or `None` for `Proceed` (the request itself decides).
+    #[must_use]
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            KeyDecision::Proceed { .. } => None,
+            KeyDecision::Replay(response) => Some(response.status),
+            KeyDecision::Mismatch => Some(422),
+            KeyDecision::InProgress { .. } => Some(409),
+        }
+    }
+}
+
+/// Decides what to do with a request whose key maps to `stored`, at `now`.
+///
+/// A held lock wins over a fingerprint check: while the first request runs, whether a
+/// second one matches is answered 409 either way, as the draft's concurrent case has it.
+pub fn decide<'a>(
+    stored: Option<&'a KeyState>,
+    fingerprint: &Fingerprint,
+    now: UnixSeconds,
+    policy: &KeyPolicy,
+) -> KeyDecision<'a> {
+    let proceed = KeyDecision::Proceed {
+        lock_until: now.plus(policy.lock),
+    };
+    match stored {
+        None => proceed,
+        Some(state) if state.prune_due(now) => proceed,
+        Some(KeyState::InProgress { locked_until, .. }) => KeyDecision::InProgress {
+            retry_after: now.until(*locked_until).max(Seconds(1)),
+        },
+        Some(KeyState::Completed {
+            fingerprint: first,
+            response,
+            ..
+        }) => {
+            if first == fingerprint {
+                KeyDecision::Replay(response)
+            } else {
+                KeyDecision::Mismatch
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn parse(v: &str) -> Result<IdempotencyKey, KeyError> {
+        IdempotencyKey::parse(Some(v))
+    }
+
+    fn malformed(v: &str) -> bool {
+        matches!(parse(v), Err(KeyError::Malformed(_)))
+    }
+
+    fn response(body: &[u8]) -> StoredResponse {
+        StoredResponse {
+            status: 201,
+            content_type: "application/json".into(),
+            body: body.to_vec(),
+        }
+    }
+
+    const T0: UnixSeconds = UnixSeconds(1_700_000_000);
+
+    // --- parsing ---
+
+    #[test]
+    fn a_quoted_uuid_is_a_key() {
+        let key = parse(r#""8e03978e-40d5-43e8-bc93-6894a57f9324""#).unwrap();
+        assert_eq!(key.as_str(), "8e03978e-40d5-43e8-bc93-6894a57f9324");
+    }
+
+    #[test]
+    fn escaped_quote_and_backslash_are_unescaped() {
+        assert_eq!(parse(r#""a\"b\\c""#).unwrap().as_str(), r#"a"b\c"#);
+    }
+
+    #[test]
+    fn spaces_inside_the_quotes_are_kept() {
+        assert_eq!(parse(r#""a b ""#).unwrap().as_str(), "a b ");
+    }
+
+    #[test]
+    fn surrounding_spaces_are_discarded() {
+        assert_eq!(parse(r#"  "k"  "#).unwrap().as_str(), "k");
+    }
+
+    #[test]
+    fn an_absent_header_is_missing_not_malformed() {
+        assert_eq!(IdempotencyKey::parse(None), Err(KeyError::Missing));
+    }
+
+    #[test]
+    fn any_other_escape_is_malformed() {
+        assert!(malformed(r#""a\nb""#));
+        assert!(malformed(r#""a\'b""#));
+        assert!(malformed(r#""a\"#));
+    }
+
+    #[test]
+    fn a_bare_token_is_malformed() {
+        assert!(malformed("8e03978e-40d5-43e8-bc93-6894a57f9324"));
+    }
+
+    #[test]
+    fn missing_quotes_are_malformed() {
+        assert!(malformed(r#""abc"#));
+        assert!(malformed(r#"abc""#));
+        assert!(malformed(""));
+        assert!(malformed("   "));
+    }
+
+    #[test]
+    fn anything_after_the_closing_quote_is_malformed() {
+        assert!(malformed(r#""a"b"#));
+        assert!(malformed(r#""a";p=1"#));
+        assert!(malformed(r#""a", "b""#));
+    }
+
+    #[test]
+    fn tabs_are_not_sf_whitespace() {
+        assert!(malformed("\t\"k\""));
+        assert!(malformed("\"a\tb\""));
+    }
+
+    #[test]
+    fn non_ascii_and_controls_are_malformed() {
+        assert!(malformed("\"caf\u{e9}\""));
+        assert!(malformed("\"a\u{7f}\""));
+        assert!(malformed("\"a\u{1}\""));
+    }
+
+    #[test]
+    fn an_empty_string_is_malformed() {
+        assert_eq!(parse(r#""""#), Err(KeyError::Malformed("empty")));
+    }
+
+    #[test]
+    fn exactly_255_characters_is_accepted() {
+        let key = "k".repeat(255);
+        assert_eq!(parse(&format!("\"{key}\"")).unwrap().as_str(), key);
+    }
+
+    #[test]
+    fn more_than_255_characters_is_malformed() {
+        assert!(malformed(&format!("\"{}\"", "k".repeat(256))));
+    }
+
+    #[test]
+    fn the_limit_counts_unescaped_characters() {
+        let key = "\\\\".repeat(255); // 510 bytes on the wire, 255 characters
+        assert_eq!(parse(&format!("\"{key}\"")).unwrap().as_str().len(), 255);
+    }
+
+    #[test]
+    fn key_errors_are_400() {
+        assert_eq!(KeyError::Missing.status(), 400);
+        assert_eq!(KeyError::Malformed("x").status(), 400);
+        assert_eq!(KeyError::Missing.to_string(), "Idempotency-Key is missing");
+    }
+
+    // --- fingerprints ---
+
+    #[test]
+    fn method_and_path_cannot_shift_into_each_other() {
+        assert_ne!(
+            Fingerprint::of("PO", "ST/x", b""),
+            Fingerprint::of("POST", "/x", b"")
+        );
+        assert_ne!(
+            Fingerprint::of("POST", "/x", b"a"),
+            Fingerprint::of("POST", "/xa", b"")
+        );
+    }
+
+    #[test]
+    fn any_part_changes_the_fingerprint() {
+        let base = Fingerprint::of("POST", "/v1/events", b"{}");
+        assert_eq!(base, Fingerprint::of("POST", "/v1/events", b"{}"));
+        assert_ne!(base, Fingerprint::of("PUT", "/v1/events", b"{}"));
+        assert_ne!(base, Fingerprint::of("post", "/v1/events", b"{}"));
+        assert_ne!(base, Fingerprint::of("POST", "/v1/event", b"{}"));
+        assert_ne!(base, Fingerprint::of("POST", "/v1/events", b"{ }"));
+    }
+
+    #[test]
+    fn hex_round_trips_in_either_case() {
+        let fp = Fingerprint::of("POST", "/x", b"body");
+        let hex = fp.to_hex();
+        assert_eq!(hex.len(), 64);
+        assert_eq!(hex, hex.to_lowercase());
+        assert_eq!(Fingerprint::from_hex(&hex), Ok(fp));
+        assert_eq!(Fingerprint::from_hex(&hex.to_uppercase()), Ok(fp));
+    }
+
+    #[test]
+    fn bad_hex_is_refused() {
+        assert_eq!(Fingerprint::from_hex("ab"), Err(FingerprintError::Length));
+        let bad = format!("{}g", "0".repeat(63));
+        assert_eq!(Fingerprint::from_hex(&bad), Err(FingerprintError::NotHex));
+        let non_ascii = format!("{}\u{e9}", "0".repeat(62));
+        assert_eq!(
+            Fingerprint::from_hex(&non_ascii),
+            Err(FingerprintError::NotHex)
+        );
+    }
+
+    // --- decisions ---
+
+    #[test]
+    fn an_unseen_key_proceeds_under_a_lock() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let d = decide(None, &fp, T0, &policy);
+        assert_eq!(
+            d,
+            KeyDecision::Proceed {
+                lock_until: UnixSeconds(T0.0 + 30)
+            }
+        );
+        assert_eq!(d.status(), None);
+    }
+
+    #[test]
+    fn a_retry_during_the_lock_is_told_to_come_back_when_it_ends() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let state = KeyState::InProgress {
+            fingerprint: fp,
+            locked_until: UnixSeconds(T0.0 + 30),
+        };
+        let d = decide(Some(&state), &fp, UnixSeconds(T0.0 + 10), &policy);
+        assert_eq!(
+            d,
+            KeyDecision::InProgress {
+                retry_after: Seconds(20)
+            }
+        );
+        assert_eq!(d.status(), Some(409));
+    }
+
+    #[test]
+    fn a_different_request_during_the_lock_is_also_409() {
+        let policy = KeyPolicy::default();
+        let state = KeyState::InProgress {
+            fingerprint: Fingerprint::of("POST", "/x", b"1"),
+            locked_until: UnixSeconds(T0.0 + 30),
+        };
+        let other = Fingerprint::of("POST", "/x", b"2");
+        assert_eq!(
+            decide(Some(&state), &other, UnixSeconds(T0.0 + 29), &policy),
+            KeyDecision::InProgress {
+                retry_after: Seconds(1)
+            }
+        );
+    }
+
+    #[test]
+    fn a_crashed_first_attempt_does_not_strand_the_key() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let state = KeyState::InProgress {
+            fingerprint: fp,
+            locked_until: UnixSeconds(T0.0 + 30),
+        };
+        let at = UnixSeconds(T0.0 + 30);
+        assert_eq!(
+            decide(Some(&state), &fp, at, &policy),
+            KeyDecision::Proceed {
+                lock_until: UnixSeconds(T0.0 + 60)
+            }
+        );
+    }
+
+    #[test]
+    fn a_completed_key_replays_its_response_to_the_same_request() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let state = policy.completed(fp, response(b"{\"id\":1}"), T0);
+        let d = decide(Some(&state), &fp, UnixSeconds(T0.0 + 3_600), &policy);
+        assert_eq!(d, KeyDecision::Replay(&response(b"{\"id\":1}")));
+        assert_eq!(d.status(), Some(201));
+    }
+
+    #[test]
+    fn a_completed_key_reused_for_another_request_is_a_mismatch() {
+        let policy = KeyPolicy::default();
+        let state = policy.completed(Fingerprint::of("POST", "/x", b"1"), response(b""), T0);
+        let other = Fingerprint::of("POST", "/x", b"2");
+        let d = decide(Some(&state), &other, UnixSeconds(T0.0 + 1), &policy);
+        assert_eq!(d, KeyDecision::Mismatch);
+        assert_eq!(d.status(), Some(422));
+    }
+
+    #[test]
+    fn an_expired_key_proceeds_as_new_whatever_the_fingerprint() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let state = policy.completed(fp, response(b""), T0);
+        let expiry = UnixSeconds(T0.0 + 86_400);
+        let just_before = UnixSeconds(expiry.0 - 1);
+        assert!(matches!(
+            decide(Some(&state), &fp, just_before, &policy),
+            KeyDecision::Replay(_)
+        ));
+        let other = Fingerprint::of("POST", "/x", b"2");
+        for fingerprint in [fp, other] {
+            assert!(matches!(
+                decide(Some(&state), &fingerprint, expiry, &policy),
+                KeyDecision::Proceed { .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn states_are_prunable_exactly_when_decide_ignores_them() {
+        let policy = KeyPolicy::default();
+        let fp = Fingerprint::of("POST", "/x", b"1");
+        let done = policy.completed(fp, response(b""), T0);
+        assert_eq!(done.prune_at(), UnixSeconds(T0.0 + 86_400));
+        assert!(!done.prune_due(UnixSeconds(T0.0 + 86_399)));
+        assert!(done.prune_due(UnixSeconds(T0.0 + 86_400)));
+        let held = KeyState::InProgress {
+            fingerprint: fp,
+            locked_until: UnixSeconds(T0.0 + 30),
+        };
+        assert!(!held.prune_due(UnixSeconds(T0.0 + 29)));
+        assert!(held.prune_due(UnixSeconds(T0.0 + 30)));
+    }
+
+    #[test]
+    fn the_default_policy_is_valid() {
+        assert_eq!(KeyPolicy::default().validate(), Ok(()));
+    }
+
+    #[test]
+    fn policies_out_of_bounds_are_refused() {
+        let p = |ttl, lock| KeyPolicy {
+            ttl: Seconds(ttl),
+            lock: Seconds(lock),
+        };
+        assert_eq!(p(3_599, 30).validate(), Err(KeyPolicyError::TtlTooShort));
+        assert_eq!(p(3_600, 30).validate(), Ok(()));
+        assert_eq!(
+            p(30 * 86_400 + 1, 30).validate(),
+            Err(KeyPolicyError::TtlTooLong)
+        );
+        assert_eq!(p(86_400, 0).validate(), Err(KeyPolicyError::LockZero));
+        assert_eq!(
+            p(3_600, 3_600).validate(),
+            Err(KeyPolicyError::LockNotBelowTtl)
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn a_retry_before_expiry_replays_the_identical_body(
+            method in "[A-Z]{1,7}",
+            path in "/[ -~]{0,40}",
+            body in proptest::collection::vec(any::<u8>(), 0..512),
+            stored in proptest::collection::vec(any::<u8>(), 0..512),
+            ttl in 3_600u64..=30 * 86_400,
+            elapsed in 0u64..30 * 86_400,
+        ) {
+            let policy = KeyPolicy { ttl: Seconds(ttl), lock: Seconds(30) };
+            let fp = Fingerprint::of(&method, &path, &body);
+            let state = policy.completed(fp, response(&stored), T0);
+            let now = T0.plus(Seconds(elapsed));
+            let retry = Fingerprint::of(&method, &path, &body);
+            match decide(Some(&state), &retry, now, &policy) {
+                KeyDecision::Replay(r) => {
+                    prop_assert!(elapsed < ttl);
+                    prop_assert_eq!(&r.body, &stored);
+                }
+                KeyDecision::Proceed { .. } => prop_assert!(elapsed >= ttl),
+                other => prop_assert!(false, "unexpected {:?}", other),
+            }
+        }
+
+        #[test]
+        fn any_printable_key_round_trips_through_escaping(key in "[ -~]{1,255}") {
+            let escaped = key.replace('\\', "\\\\").replace('"', "\\\"");
+            let parsed = IdempotencyKey::parse(Some(&format!("\"{escaped}\""))).unwrap();
+            prop_assert_eq!(parsed.as_str(), key.as_str());
+        }
+    }
+}
