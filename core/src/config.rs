@@ -10,7 +10,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::retention::Retention;
-use crate::retry::Schedule;
+use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
 use crate::verify::Scheme;
 
@@ -444,20 +444,25 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
         Some("sync") => ForwardMode::Sync,
         Some(_) => return Err(r.invalid("mode", "expected async or sync")),
     };
-    let schedule = match r.get("schedule_secs") {
-        None => Schedule::default(),
-        Some(v) => Schedule::from_json(v).map_err(|_| {
-            r.invalid(
-                "schedule_secs",
-                "expected a non-empty list of whole seconds",
-            )
-        })?,
+    let delays = match r.get("schedule_secs") {
+        None => Schedule::default().delays().to_vec(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_u64().map(Seconds))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| r.invalid("schedule_secs", "expected a list of whole seconds"))?,
+        Some(_) => return Err(r.invalid("schedule_secs", "expected a list of whole seconds")),
     };
-    let schedule = match r.seconds("window_secs")? {
-        None => schedule,
-        Some(Seconds(0)) => return Err(r.invalid("window_secs", "must be positive")),
-        Some(w) => schedule.with_window(w),
-    };
+    let window = r.seconds("window_secs")?.unwrap_or(Schedule::DEFAULT_WINDOW);
+    let schedule = Schedule::new(delays, window).map_err(|e| match e {
+        ScheduleError::ZeroWindow | ScheduleError::WindowTooLong => {
+            r.invalid("window_secs", "expected 1 s to 30 days")
+        }
+        _ => r.invalid(
+            "schedule_secs",
+            "expected positive, non-decreasing delays within the window",
+        ),
+    })?;
     let positive = |r: &mut Reader, key: &'static str, default: Seconds| match r.seconds(key)? {
         None => Ok(default),
         Some(Seconds(0)) => Err(r.invalid(key, "must be positive")),
