@@ -765,3 +765,40 @@ mod tests {
         }
     }
 }
+
+/// The name of the store that holds `key` for `token`: keys are scoped to the API token
+/// (draft §2.2 leaves scope to the resource), and the token itself never appears in it.
+pub fn scope(token: &str, key: &IdempotencyKey) -> String {
+    let digest = Sha256::digest(token.as_bytes());
+    format!("{}/{}", crate::verify::hex::encode(&digest[..16]), key.as_str())
+}
+
+/// A message id for a publish accepted under `scope` at `accepted_at_ms`: unique per
+/// acceptance, so a key reused after it expired never yields an id a receiver has seen.
+pub fn message_id(scope: &str, accepted_at_ms: i64) -> String {
+    let mut h = Sha256::new();
+    h.update(scope.as_bytes());
+    h.update(accepted_at_ms.to_be_bytes());
+    format!("msg_{}", &crate::verify::hex::encode(&h.finalize())[..26])
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn the_same_key_under_two_tokens_lives_in_two_places() {
+        let key = IdempotencyKey::parse(Some("\"k-1\"")).unwrap();
+        assert_ne!(scope("token-a", &key), scope("token-b", &key));
+        assert!(!scope("token-a", &key).contains("token-a"));
+        assert!(scope("token-a", &key).ends_with("/k-1"));
+    }
+
+    #[test]
+    fn a_key_accepted_again_after_expiry_gets_a_new_message_id() {
+        let key = IdempotencyKey::parse(Some("\"k-1\"")).unwrap();
+        let s = scope("t", &key);
+        assert_ne!(message_id(&s, 1_000), message_id(&s, 86_401_000));
+        assert_eq!(message_id(&s, 1_000), message_id(&s, 1_000));
+    }
+}

@@ -1,0 +1,430 @@
+//! The Durable Object that owns one entity: its processed ids, state, ledger and outbox.
+//!
+//! Each request runs verify → parse → read → decide → write with no `.await` between the
+//! reads and the writes, and the writes in one `transactionSync`, so two copies of an
+//! event can never both pass the check, and a crash leaves all or nothing.
+
+use hookonce_core::config::{FieldSource, ForwardMode};
+use hookonce_core::decide::{decide, Decision, Plan};
+use hookonce_core::event::{Event, EventId};
+use hookonce_core::UnixSeconds;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
+
+use crate::problem::{self, json_response};
+use crate::sources::{self, Source};
+use crate::store::{self, Raw};
+use crate::{clock, forward, http};
+
+/// Internal header naming the source of a request the Worker passes on.
+pub const SOURCE_HEADER: &str = "x-hookonce-source";
+
+#[durable_object]
+pub struct EntityObject {
+    state: State,
+    env: Env,
+}
+
+impl DurableObject for EntityObject {
+    fn new(state: State, env: Env) -> Self {
+        // Schema first, before any request can read: idempotent, cheap when it exists.
+        if let Err(e) = state.storage().sql().exec(store::SCHEMA, None) {
+            worker::console_error!("hookonce: creating the entity schema failed: {e}");
+        }
+        Self { state, env }
+    }
+
+    async fn fetch(&self, req: Request) -> Result<Response> {
+        let url = req.url()?;
+        let query = |key: &str| {
+            url.query_pairs()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v.into_owned())
+        };
+        match (req.method(), url.path()) {
+            (Method::Post, "/ingest") => self.ingest(req).await,
+            (Method::Get, "/entity") => self.entity(),
+            (Method::Get, "/event") => match query("id").and_then(EventId::new) {
+                Some(id) => self.event(&id),
+                None => problem::BAD_REQUEST.respond("query parameter id is required"),
+            },
+            (Method::Post, "/outbox/retry") => forward::retry_dead(&self.state).await,
+            (Method::Post, "/replay") => match query("id").and_then(EventId::new) {
+                Some(id) => self.replay(&id).await,
+                None => problem::BAD_REQUEST.respond("query parameter id is required"),
+            },
+            _ => problem::NOT_FOUND.respond("no such entity operation"),
+        }
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        forward::run_alarm(&self.state, &self.env).await
+    }
+}
+
+/// The result of one pass through the pipeline.
+struct Handled {
+    label: &'static str,
+    rows_written: usize,
+    claim: Option<UnixSeconds>,
+    enqueued: bool,
+    retry_after: Option<u64>,
+}
+
+impl EntityObject {
+    async fn ingest(&self, mut req: Request) -> Result<Response> {
+        let body = req.bytes().await?;
+        let headers = http::headers(&req);
+        let Some(name) = req.headers().get(SOURCE_HEADER)? else {
+            return problem::BAD_REQUEST.respond("internal request without a source");
+        };
+        self.pipeline(&name, &headers, &body).await
+    }
+
+    /// Verify, parse, decide, write, respond; the same path for a provider's delivery and
+    /// for an admin replay.
+    async fn pipeline(
+        &self,
+        name: &str,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Result<Response> {
+        let loaded = sources::load(&self.env);
+        let loaded = match &*loaded {
+            Ok(l) => l,
+            Err(e) => return problem::CONFIG.respond(e),
+        };
+        let Some(source) = loaded.source(name) else {
+            return problem::UNKNOWN_SOURCE.respond(format!("no source named {name}"));
+        };
+        let now = clock::now();
+        // The Worker verified this already; the object does not trust its caller.
+        let verified = match source.verifier.verify(headers, body, now) {
+            Ok(v) => v,
+            Err(e) => return problem::BAD_SIGNATURE.respond(e),
+        };
+        let event = match Event::parse(&verified, headers, &source.config.shape) {
+            Ok(e) => e,
+            Err(e) => return problem::BAD_EVENT.respond(e),
+        };
+        let plan = match &source.config.forward {
+            None => Plan::Apply { forward: false },
+            Some(f) if f.mode == ForwardMode::Async => Plan::Apply { forward: true },
+            Some(f) => Plan::Claim { lease: f.lease },
+        };
+        let raw_headers = replay_headers(source, headers);
+        let raw = Raw {
+            source: name,
+            headers: &raw_headers,
+            body,
+            keep: source.config.keep_raw_bodies,
+        };
+        let handled = self.run(&event, plan, &raw, now)?;
+        if handled.enqueued {
+            forward::ensure_alarm(&self.state, now).await?;
+        }
+        if let Some(until) = handled.claim {
+            return forward::call_and_commit(
+                self,
+                source,
+                loaded.forward_secret.as_ref(),
+                &event,
+                &raw,
+                until,
+            )
+            .await;
+        }
+        self.respond(source, &event, &handled)
+    }
+
+    /// Read, decide and write as one synchronous unit: no `.await` in here.
+    fn run(&self, event: &Event, plan: Plan, raw: &Raw<'_>, now: UnixSeconds) -> Result<Handled> {
+        let sql = self.state.storage().sql();
+        store::transaction(&self.state, || {
+            let stored = store::stored(&sql, event)?;
+            let decision = decide(event, &stored, plan, now);
+            let rows_written = store::write(&sql, &decision, event, raw, now)?;
+            let mut handled = Handled {
+                label: decision.label(),
+                rows_written,
+                claim: None,
+                enqueued: false,
+                retry_after: None,
+            };
+            match decision {
+                Decision::Apply(apply) => handled.enqueued = apply.enqueue,
+                Decision::Claim { until, .. } => handled.claim = Some(until),
+                Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
+                Decision::Duplicate(_) | Decision::Stale => {}
+            }
+            Ok(handled)
+        })
+    }
+
+    /// Commits a synchronous call that succeeded (`Plan::Commit`).
+    pub(crate) fn commit(&self, source: &Source, event: &Event, raw: &Raw<'_>) -> Result<Response> {
+        let handled = self.run(event, Plan::Commit, raw, clock::now())?;
+        self.respond(source, event, &handled)
+    }
+
+    pub(crate) fn state(&self) -> &State {
+        &self.state
+    }
+
+    fn respond(&self, source: &Source, event: &Event, handled: &Handled) -> Result<Response> {
+        let mut body = json!({
+            "outcome": handled.label,
+            "source": source.config.name,
+            "event_id": event.id().as_str(),
+            "event_type": event.kind().as_str(),
+            "entity": event.entity().map(|e| e.as_str()),
+            "rows_written": handled.rows_written,
+        });
+        let resp = match handled.retry_after {
+            Some(secs) => {
+                body["retry_after"] = json!(secs);
+                let detail = format!("event {} is being forwarded; retry in {secs} s", event.id());
+                let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
+                http::with_header(resp, "retry-after", &secs.max(1).to_string())?
+            }
+            // Applied, duplicate and stale alike are 200: a provider must never retry a duplicate.
+            None => json_response(200, &body, "application/json")?,
+        };
+        http::with_header(resp, "hookonce-outcome", handled.label)
+    }
+
+    fn entity(&self) -> Result<Response> {
+        let sql = self.state.storage().sql();
+        #[derive(Deserialize)]
+        struct EntityRow {
+            state: String,
+            version_secs: i64,
+            version_nanos: i64,
+            version_event: String,
+            updated_at: i64,
+        }
+        #[derive(Deserialize)]
+        struct Totals {
+            total: i64,
+            entries: i64,
+        }
+        #[derive(Deserialize)]
+        struct EventRow {
+            event_id: String,
+            event_type: String,
+            outcome: String,
+            processed_at: i64,
+        }
+        #[derive(Deserialize)]
+        struct OutboxRow {
+            seq: i64,
+            event_id: String,
+            status: String,
+            attempts: i64,
+            next_attempt_at: i64,
+            last_result: Option<String>,
+            done_at: Option<i64>,
+        }
+        let entity: Option<EntityRow> = sql
+            .exec(
+                "SELECT state, version_secs, version_nanos, version_event, updated_at FROM entity WHERE id = 1",
+                None,
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        let totals: Totals = sql
+            .exec(
+                "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS entries FROM ledger",
+                None,
+            )?
+            .one()?;
+        let events: Vec<EventRow> = sql
+            .exec(
+                "SELECT event_id, event_type, outcome, processed_at FROM events
+                 ORDER BY processed_at DESC, event_id DESC LIMIT 20",
+                None,
+            )?
+            .to_array()?;
+        let outbox: Vec<OutboxRow> = sql
+            .exec(
+                "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at
+                 FROM outbox ORDER BY seq DESC LIMIT 50",
+                None,
+            )?
+            .to_array()?;
+        if entity.is_none() && events.is_empty() {
+            return problem::NOT_FOUND.respond("no events for this entity");
+        }
+        let state = entity.as_ref().map(|e| {
+            serde_json::from_str::<Value>(&e.state).unwrap_or(Value::String(e.state.clone()))
+        });
+        let body = json!({
+            "state": state,
+            "version": entity.as_ref().map(|e| json!({
+                "created_at": e.version_secs,
+                "created_at_nanos": e.version_nanos,
+                "event_id": e.version_event,
+            })),
+            "updated_at": entity.as_ref().map(|e| e.updated_at),
+            "ledger": { "total": totals.total, "entries": totals.entries },
+            "events": events.iter().map(|e| json!({
+                "event_id": e.event_id,
+                "type": e.event_type,
+                "outcome": e.outcome,
+                "processed_at": e.processed_at,
+            })).collect::<Vec<_>>(),
+            "outbox": outbox.iter().map(|o| json!({
+                "seq": o.seq,
+                "event_id": o.event_id,
+                "status": o.status,
+                "attempts": o.attempts,
+                "next_attempt_at": o.next_attempt_at,
+                "last_result": o.last_result,
+                "done_at": o.done_at,
+            })).collect::<Vec<_>>(),
+        });
+        json_response(200, &body, "application/json")
+    }
+
+    fn event(&self, id: &EventId) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            event_type: String,
+            outcome: String,
+            claimed_until: Option<i64>,
+            created_at: Option<i64>,
+            processed_at: i64,
+        }
+        let row: Option<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT event_type, outcome, claimed_until, created_at, processed_at FROM events WHERE event_id = ?",
+                vec![id.as_str().into()],
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        match row {
+            None => problem::NOT_FOUND.respond(format!("event {id} has not been seen here")),
+            Some(r) => json_response(
+                200,
+                &json!({
+                    "event_id": id.as_str(),
+                    "type": r.event_type,
+                    "outcome": r.outcome,
+                    "claimed_until": r.claimed_until,
+                    "created_at": r.created_at,
+                    "processed_at": r.processed_at,
+                }),
+                "application/json",
+            ),
+        }
+    }
+
+    /// Runs a stored event through the whole pipeline again, freshly signed with the
+    /// source's own secret, as the provider's replay button would.
+    async fn replay(&self, id: &EventId) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            source: String,
+            headers: String,
+            body: Vec<u8>,
+        }
+        let row: Option<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT source, headers, body FROM bodies WHERE event_id = ?",
+                vec![id.as_str().into()],
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        let Some(row) = row else {
+            return problem::NOT_FOUND.respond(format!("no stored body for event {id}"));
+        };
+        let loaded = sources::load(&self.env);
+        let Ok(loaded) = &*loaded else {
+            return problem::CONFIG.respond("configuration error");
+        };
+        let Some(source) = loaded.source(&row.source) else {
+            return problem::UNKNOWN_SOURCE.respond(format!("no source named {}", row.source));
+        };
+        let Some(mut headers) = serde_json::from_str::<Map<String, Value>>(&row.headers)
+            .ok()
+            .map(|m| {
+                m.into_iter()
+                    .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
+                    .collect::<Vec<_>>()
+            })
+        else {
+            return problem::INTERNAL.respond("stored headers are unreadable");
+        };
+        headers.extend(sources::sign_as_provider(
+            source,
+            &headers,
+            &row.body,
+            clock::now(),
+        ));
+        let before = self.fingerprint()?;
+        let resp = self.pipeline(&row.source, &headers, &row.body).await?;
+        let after = self.fingerprint()?;
+        let outcome = resp.headers().get("hookonce-outcome")?.unwrap_or_default();
+        let resp_status = resp.status_code();
+        json_response(
+            200,
+            &json!({
+                "event_id": id.as_str(),
+                "outcome": outcome,
+                "status": resp_status,
+                "changed": before != after,
+            }),
+            "application/json",
+        )
+    }
+
+    /// Everything a replay could touch, to show that it touched nothing.
+    fn fingerprint(&self) -> Result<String> {
+        #[derive(Deserialize)]
+        struct Row {
+            f: String,
+        }
+        let row: Row = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT (SELECT COUNT(*) FROM events) || ':' ||
+                        (SELECT COALESCE(MAX(processed_at), 0) FROM events) || ':' ||
+                        (SELECT COALESCE(SUM(amount), 0) || '/' || COUNT(*) FROM ledger) || ':' ||
+                        (SELECT COUNT(*) FROM outbox) || ':' ||
+                        COALESCE((SELECT state || '@' || updated_at FROM entity WHERE id = 1), '') AS f",
+                None,
+            )?
+            .one()?;
+        Ok(row.f)
+    }
+}
+
+/// The headers a stored body needs to be read the same way again: Standard Webhooks'
+/// `webhook-id` (it is signed) and any field the source reads from a header.
+fn replay_headers(source: &Source, headers: &[(String, String)]) -> String {
+    let shape = &source.config.shape;
+    let mut wanted: Vec<&str> = vec!["webhook-id"];
+    for field in [&shape.id, &shape.kind, &shape.created_at, &shape.entity] {
+        if let FieldSource::Header(name) = field {
+            wanted.push(name);
+        }
+    }
+    let map: Map<String, Value> = headers
+        .iter()
+        .filter(|(k, _)| wanted.iter().any(|w| k.eq_ignore_ascii_case(w)))
+        .map(|(k, v)| (k.to_ascii_lowercase(), Value::String(v.clone())))
+        .collect();
+    Value::Object(map).to_string()
+}

@@ -1,0 +1,51 @@
+//! Small request helpers shared by the Worker and the Durable Objects.
+
+use worker::{Request, Response, Result};
+
+/// All request headers as owned pairs (names are lower-case in the Workers runtime);
+/// `hookonce-core` looks them up case-insensitively.
+pub fn headers(req: &Request) -> Vec<(String, String)> {
+    req.headers().entries().collect()
+}
+
+/// Decodes `%XX` escapes in one path segment; `None` if an escape is bad or the result is
+/// not UTF-8.
+pub fn decode_segment(s: &str) -> Option<String> {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hex = std::str::from_utf8(b.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Compares two secrets in time independent of where they differ.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Whether `req` carries `Authorization: Bearer <one of tokens>`; returns the token matched.
+pub fn bearer<'t>(req: &Request, tokens: impl IntoIterator<Item = &'t str>) -> Option<&'t str> {
+    let header = req.headers().get("authorization").ok().flatten()?;
+    let presented = header
+        .strip_prefix("Bearer ")
+        .or_else(|| header.strip_prefix("bearer "))?
+        .trim();
+    tokens
+        .into_iter()
+        .find(|t| constant_time_eq(t.as_bytes(), presented.as_bytes()))
+}
+
+/// Adds a header to a response, keeping its body and status.
+pub fn with_header(mut resp: Response, name: &str, value: &str) -> Result<Response> {
+    resp.headers_mut().set(name, value)?;
+    Ok(resp)
+}

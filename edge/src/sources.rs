@@ -1,0 +1,179 @@
+//! Loads the sources from `HOOKONCE_SOURCES` and their secrets, once per isolate.
+//!
+//! A configuration error is kept and answered on every request (500, naming the field):
+//! hookonce never falls back to accepting unsigned input.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use hookonce_core::config::{ConfigError, SourceConfig, Sources};
+use hookonce_core::idempotency::KeyPolicy;
+use hookonce_core::verify::{Scheme, Secret, Verifier};
+use hookonce_core::{sign, Seconds, UnixSeconds};
+use worker::Env;
+
+/// A source, ready to verify.
+pub struct Source {
+    pub config: SourceConfig,
+    pub verifier: Verifier,
+    /// The newest secret, for re-signing a stored event on replay.
+    signer: Secret,
+}
+
+/// Everything the adapter needs from its configuration.
+pub struct Loaded {
+    pub sources: BTreeMap<String, Source>,
+    /// hookonce's own Standard Webhooks secret, for signing what it forwards.
+    pub forward_secret: Option<Secret>,
+    /// Bearer token for the read and admin APIs.
+    pub admin_token: Option<String>,
+    /// Bearer tokens for the publish API (scopes of Idempotency-Key).
+    pub publish_tokens: Vec<String>,
+    /// How long publish Idempotency-Keys are kept (`HOOKONCE_KEY_TTL_SECS`, default 24 h).
+    pub key_policy: KeyPolicy,
+}
+
+impl Loaded {
+    pub fn source(&self, name: &str) -> Option<&Source> {
+        self.sources.get(name)
+    }
+}
+
+thread_local! {
+    static CACHE: RefCell<Option<Rc<Result<Loaded, String>>>> = const { RefCell::new(None) };
+}
+
+/// The configuration, parsed on first use in this isolate.
+pub fn load(env: &Env) -> Rc<Result<Loaded, String>> {
+    if let Some(hit) = CACHE.with(|c| c.borrow().clone()) {
+        return hit;
+    }
+    let loaded = Rc::new(parse(env));
+    CACHE.with(|c| *c.borrow_mut() = Some(loaded.clone()));
+    loaded
+}
+
+/// A text binding: a secret in production, a plain var from `.dev.vars` locally.
+pub fn text(env: &Env, name: &str) -> Option<String> {
+    env.secret(name)
+        .map(|s| s.to_string())
+        .or_else(|_| env.var(name).map(|v| v.to_string()))
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
+fn parse(env: &Env) -> Result<Loaded, String> {
+    let raw: serde_json::Value = env
+        .object_var("HOOKONCE_SOURCES")
+        .map_err(|_| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
+    let sources = Sources::from_json(&raw).map_err(|e: ConfigError| e.to_string())?;
+    let mut out = BTreeMap::new();
+    for config in sources.iter() {
+        let mut secrets = Vec::new();
+        for binding in &config.secrets {
+            if let Some(value) = text(env, binding) {
+                let secret = config
+                    .scheme
+                    .parse_secret(value.trim())
+                    .map_err(|e| format!("{}.secrets: binding {binding}: {e}", config.name))?;
+                secrets.push(secret);
+            }
+        }
+        let Some(signer) = secrets.first().cloned() else {
+            return Err(format!(
+                "{}.secrets: none of the bindings {:?} is set",
+                config.name, config.secrets
+            ));
+        };
+        let verifier = Verifier::new(config.scheme, secrets, config.tolerance).map_err(|_| {
+            format!(
+                "{}.secrets: none of the bindings {:?} is set",
+                config.name, config.secrets
+            )
+        })?;
+        out.insert(
+            config.name.clone(),
+            Source {
+                config: config.clone(),
+                verifier,
+                signer,
+            },
+        );
+    }
+    let forward_secret = match text(env, "HOOKONCE_FORWARD_SECRET") {
+        Some(s) => Some(
+            Scheme::StandardWebhooks
+                .parse_secret(s.trim())
+                .map_err(|e| format!("HOOKONCE_FORWARD_SECRET: {e}"))?,
+        ),
+        None => None,
+    };
+    if forward_secret.is_none() {
+        if let Some(s) = out.values().find(|s| s.config.forward.is_some()) {
+            return Err(format!(
+                "{}.forward: HOOKONCE_FORWARD_SECRET must be set to sign forwarded events",
+                s.config.name
+            ));
+        }
+    }
+    let publish_tokens = text(env, "HOOKONCE_PUBLISH_TOKENS")
+        .map(|s| {
+            s.split(',')
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut key_policy = KeyPolicy::default();
+    if let Some(ttl) = text(env, "HOOKONCE_KEY_TTL_SECS") {
+        key_policy.ttl =
+            ttl.trim().parse().map(Seconds).map_err(|_| {
+                "HOOKONCE_KEY_TTL_SECS: expected a whole number of seconds".to_string()
+            })?;
+        key_policy
+            .validate()
+            .map_err(|e| format!("HOOKONCE_KEY_TTL_SECS: {e}"))?;
+    }
+    Ok(Loaded {
+        key_policy,
+        sources: out,
+        forward_secret,
+        admin_token: text(env, "HOOKONCE_ADMIN_TOKEN"),
+        publish_tokens,
+    })
+}
+
+/// Fresh signature headers for a stored body, made with the source's own secret, so a
+/// replay goes through verification like any delivery (nothing skips the check).
+pub fn sign_as_provider(
+    source: &Source,
+    headers: &[(String, String)],
+    body: &[u8],
+    now: UnixSeconds,
+) -> Vec<(String, String)> {
+    let ts = now.0.to_string();
+    match source.config.scheme {
+        Scheme::StandardWebhooks => {
+            let id = headers
+                .iter()
+                .find(|(k, _)| k == "webhook-id")
+                .map_or("", |(_, v)| v.as_str());
+            vec![
+                ("webhook-timestamp".into(), ts),
+                (
+                    "webhook-signature".into(),
+                    sign::standard_webhooks(&source.signer, id, now, body),
+                ),
+            ]
+        }
+        Scheme::Stripe => vec![(
+            "stripe-signature".into(),
+            sign::stripe(&source.signer, now, body),
+        )],
+        Scheme::GitHub => vec![(
+            "x-hub-signature-256".into(),
+            sign::github(&source.signer, body),
+        )],
+    }
+}
