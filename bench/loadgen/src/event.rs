@@ -44,21 +44,3 @@ pub fn rfc3339(secs: i64) -> String {
         rem % 60
     )
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc3339_matches_the_seeds_example() {
-        assert_eq!(rfc3339(1_791_270_390), "2026-10-06T07:06:30Z");
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-    }
-
-    #[test]
-    fn bodies_are_padded_to_the_exact_size() {
-        for size in [SMALL_BODY, BIG_BODY] {
-            assert_eq!(body("evt_1", "card_1", 1_791_270_390, size).len(), size);
-        }
-    }
-}

@@ -71,7 +71,9 @@ impl Scenario {
             // together: the Durable Object, not the client, has to tell them apart.
             Scenario::Dupes => spread(n / 2, in_order(n / 2), SMALL_BODY),
             // About half of an entity's events arrive after a newer one: stale for hookonce.
-            Scenario::Shuffled => spread(n, BASE_CREATED_AT + (mix(n) % 1_000_000) as i64, SMALL_BODY),
+            Scenario::Shuffled => {
+                spread(n, BASE_CREATED_AT + (mix(n) % 1_000_000) as i64, SMALL_BODY)
+            }
             Scenario::Hot => Delivery {
                 id: format!("evt_{run}_{n}"),
                 card: format!("card_{run}_hot"),
@@ -115,6 +117,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rfc3339_matches_the_seeds_example() {
+        assert_eq!(event::rfc3339(1_791_270_390), "2026-10-06T07:06:30Z");
+        assert_eq!(event::rfc3339(0), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn bodies_are_padded_to_the_exact_size() {
+        for size in [SMALL_BODY, BIG_BODY] {
+            assert_eq!(
+                event::body("evt_1", "card_1", 1_791_270_390, size).len(),
+                size
+            );
+        }
+    }
+
+    #[test]
     fn dupes_sends_every_event_twice() {
         let d = |n| Scenario::Dupes.delivery("r", n);
         assert_eq!(d(4), d(5));
@@ -131,7 +149,9 @@ mod tests {
 
     #[test]
     fn hot_targets_one_entity() {
-        let cards: Vec<_> = (0..10).map(|n| Scenario::Hot.delivery("r", n).card).collect();
+        let cards: Vec<_> = (0..10)
+            .map(|n| Scenario::Hot.delivery("r", n).card)
+            .collect();
         assert!(cards.iter().all(|c| c == &cards[0]));
     }
 }

@@ -38,7 +38,9 @@ fn parse_args() -> Result<Args, String> {
     let mut flags: BTreeMap<String, Option<String>> = BTreeMap::new();
     let mut it = std::env::args().skip(1).peekable();
     while let Some(arg) = it.next() {
-        let name = arg.strip_prefix("--").ok_or(format!("unexpected argument {arg}"))?;
+        let name = arg
+            .strip_prefix("--")
+            .ok_or(format!("unexpected argument {arg}"))?;
         let value = match it.peek() {
             Some(v) if !v.starts_with("--") => it.next(),
             _ => None,
@@ -53,7 +55,10 @@ fn parse_args() -> Result<Args, String> {
             Some(None) => Err(format!("--{name} needs a value")),
         }
     };
-    let number = |s: String, name: &str| s.parse::<f64>().map_err(|_| format!("--{name}: not a number: {s}"));
+    let number = |s: String, name: &str| {
+        s.parse::<f64>()
+            .map_err(|_| format!("--{name}: not a number: {s}"))
+    };
 
     let url = value(take("url"), "url", "")?;
     if url.is_empty() {
@@ -67,9 +72,13 @@ fn parse_args() -> Result<Args, String> {
         secret: Scheme::StandardWebhooks
             .parse_secret(&secret)
             .map_err(|e| format!("--secret: {e}"))?,
-        scenario: Scenario::parse(&scenario_name).ok_or(format!("unknown scenario {scenario_name}"))?,
+        scenario: Scenario::parse(&scenario_name)
+            .ok_or(format!("unknown scenario {scenario_name}"))?,
         seconds: number(value(take("seconds"), "seconds", "20")?, "seconds")?,
-        concurrency: number(value(take("concurrency"), "concurrency", "16")?, "concurrency")? as usize,
+        concurrency: number(
+            value(take("concurrency"), "concurrency", "16")?,
+            "concurrency",
+        )? as usize,
         timeout: number(value(take("timeout"), "timeout", "30")?, "timeout")?,
         json: take("json").is_some(),
         ready: take("ready").is_some(),
@@ -137,7 +146,9 @@ impl Client {
 }
 
 fn unix_now() -> Duration {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default()
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
 }
 
 /// A per-run nonce so that each run's event ids and entities are new.
@@ -207,7 +218,8 @@ impl Tally {
         self.ok += other.ok;
         self.errors += other.errors;
         let room = ERROR_SAMPLES.saturating_sub(self.error_samples.len());
-        self.error_samples.extend(other.error_samples.into_iter().take(room));
+        self.error_samples
+            .extend(other.error_samples.into_iter().take(room));
         for (k, v) in other.outcomes {
             *self.outcomes.entry(k).or_default() += v;
         }
@@ -236,7 +248,9 @@ fn load(args: &Args) -> Value {
                     let client = Client::new(args);
                     let mut tally = Tally::default();
                     while Instant::now() < deadline {
-                        let d = args.scenario.delivery(&run, next.fetch_add(1, Ordering::Relaxed));
+                        let d = args
+                            .scenario
+                            .delivery(&run, next.fetch_add(1, Ordering::Relaxed));
                         let body = d.body();
                         let t0 = Instant::now();
                         let answer = client.send(&args.secret, &d, &body);
