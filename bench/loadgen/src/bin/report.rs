@@ -130,9 +130,10 @@ fn main() {
 
     // 3-4. Load, per scenario.
     let path = format!(
-        "workerd direct, c={}, {}s",
+        "workerd direct, c={}, {}s, DO storage on {}",
         meta["concurrency"].as_str().unwrap_or("?"),
-        meta["seconds"].as_str().unwrap_or("?")
+        meta["seconds"].as_str().unwrap_or("?"),
+        meta["storage"].as_str().unwrap_or("?"),
     );
     for s in Scenario::ALL {
         let runs: Vec<Option<Value>> = WORKERS.iter().map(|w| load(w, s)).collect();
@@ -222,7 +223,7 @@ fn main() {
         .collect();
     t.row([
         "rows written per applied / duplicate / stale",
-        "workerd direct, SQL cursor rowsWritten (mean)",
+        "workerd direct, SQL cursor rowsWritten, mean over all scenarios",
         &rows[0],
         &rows[1],
         NA,
@@ -236,7 +237,7 @@ fn main() {
     let ms = |x: &Option<f64>| x.map_or(NA.into(), |v| format!("{v:.0}"));
     t.row([
         "start-up: process start → first 200, ms",
-        "workerd direct, fresh storage",
+        "workerd direct, empty storage",
         &ms(&startup[0]),
         &ms(&startup[1]),
         &ratio(startup[0], startup[1]),
