@@ -1,0 +1,326 @@
+//! Sends signed webhooks to a worker at a fixed concurrency and reports throughput, latency,
+//! errors, `Hookonce-Outcome` counts and `rows_written` per outcome.
+//!
+//! ```text
+//! loadgen --url http://127.0.0.1:8787 --scenario unique --seconds 20 --concurrency 16 --json
+//! loadgen --url http://127.0.0.1:8787 --ready --timeout 30   # prints unix ns of the first 200
+//! ```
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use hookonce_core::verify::{Scheme, Secret};
+use hookonce_core::{sign, UnixSeconds};
+use hookonce_loadgen::{Delivery, Scenario};
+use serde_json::{json, Value};
+
+const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
+[--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
+[--ready [--timeout 30]]";
+/// Error responses kept verbatim for the report; the rest are only counted.
+const ERROR_SAMPLES: usize = 5;
+
+struct Args {
+    url: String,
+    source: String,
+    secret: Secret,
+    scenario: Scenario,
+    seconds: f64,
+    concurrency: usize,
+    json: bool,
+    ready: bool,
+    timeout: f64,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut flags: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut it = std::env::args().skip(1).peekable();
+    while let Some(arg) = it.next() {
+        let name = arg
+            .strip_prefix("--")
+            .ok_or(format!("unexpected argument {arg}"))?;
+        let value = match it.peek() {
+            Some(v) if !v.starts_with("--") => it.next(),
+            _ => None,
+        };
+        flags.insert(name.to_owned(), value);
+    }
+    let mut take = |name: &str| flags.remove(name);
+    let value = |v: Option<Option<String>>, name: &str, default: &str| -> Result<String, String> {
+        match v {
+            None => Ok(default.to_owned()),
+            Some(Some(v)) => Ok(v),
+            Some(None) => Err(format!("--{name} needs a value")),
+        }
+    };
+    let number = |s: String, name: &str| {
+        s.parse::<f64>()
+            .map_err(|_| format!("--{name}: not a number: {s}"))
+    };
+
+    let url = value(take("url"), "url", "")?;
+    if url.is_empty() {
+        return Err("--url is required".into());
+    }
+    let scenario_name = value(take("scenario"), "scenario", "unique")?;
+    let secret = value(take("secret"), "secret", DEFAULT_SECRET)?;
+    let args = Args {
+        url: url.trim_end_matches('/').to_owned(),
+        source: value(take("source"), "source", "cockpit")?,
+        secret: Scheme::StandardWebhooks
+            .parse_secret(&secret)
+            .map_err(|e| format!("--secret: {e}"))?,
+        scenario: Scenario::parse(&scenario_name)
+            .ok_or(format!("unknown scenario {scenario_name}"))?,
+        seconds: number(value(take("seconds"), "seconds", "20")?, "seconds")?,
+        concurrency: number(
+            value(take("concurrency"), "concurrency", "16")?,
+            "concurrency",
+        )? as usize,
+        timeout: number(value(take("timeout"), "timeout", "30")?, "timeout")?,
+        json: take("json").is_some(),
+        ready: take("ready").is_some(),
+    };
+    match flags.keys().next() {
+        Some(unknown) => Err(format!("unknown flag --{unknown}")),
+        None if args.concurrency == 0 => Err("--concurrency must be at least 1".into()),
+        None => Ok(args),
+    }
+}
+
+/// What one answered request said.
+struct Answer {
+    status: u16,
+    outcome: Option<String>,
+    rows_written: Option<f64>,
+    body: String,
+}
+
+struct Client {
+    agent: ureq::Agent,
+    endpoint: String,
+}
+
+impl Client {
+    fn new(args: &Args) -> Client {
+        let config = ureq::Agent::config_builder()
+            // A 4xx/5xx is a result to count, not a transport failure.
+            .http_status_as_error(false)
+            .build();
+        Client {
+            agent: config.into(),
+            endpoint: format!("{}/webhooks/{}", args.url, args.source),
+        }
+    }
+
+    /// Signs `d` as the provider would, at the current time, and sends it.
+    fn send(&self, secret: &Secret, d: &Delivery, body: &[u8]) -> Result<Answer, ureq::Error> {
+        let ts = UnixSeconds(unix_now().as_secs() as i64);
+        let signature = sign::standard_webhooks(secret, &d.id, ts, body);
+        let mut res = self
+            .agent
+            .post(&self.endpoint)
+            .header("content-type", "application/json")
+            .header("webhook-id", &d.id)
+            .header("webhook-timestamp", ts.to_string())
+            .header("webhook-signature", signature)
+            .send(body)?;
+        let outcome = res
+            .headers()
+            .get("hookonce-outcome")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = res.body_mut().read_to_string()?;
+        let rows_written = serde_json::from_str::<Value>(&body)
+            .ok()
+            .and_then(|v| v.get("rows_written")?.as_f64());
+        Ok(Answer {
+            status: res.status().as_u16(),
+            outcome,
+            rows_written,
+            body,
+        })
+    }
+}
+
+fn unix_now() -> Duration {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default()
+}
+
+/// A per-run nonce so that each run's event ids and entities are new.
+fn run_nonce() -> String {
+    format!("{}", unix_now().as_millis())
+}
+
+/// Polls with one signed event until it is answered 200; prints that instant (unix ns).
+fn ready(args: &Args) -> Result<(), String> {
+    let client = Client::new(args);
+    let d = Scenario::Unique.delivery(&format!("ready{}", run_nonce()), 0);
+    let body = d.body();
+    let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
+    let mut last = String::from("no attempt");
+    while Instant::now() < deadline {
+        match client.send(&args.secret, &d, &body) {
+            Ok(a) if a.status == 200 => {
+                println!("{}", unix_now().as_nanos());
+                return Ok(());
+            }
+            Ok(a) => last = format!("HTTP {}: {}", a.status, snippet(&a.body)),
+            Err(e) => last = e.to_string(),
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Err(format!("not ready after {}s; last: {last}", args.timeout))
+}
+
+/// What one thread saw.
+#[derive(Default)]
+struct Tally {
+    latencies_us: Vec<u64>,
+    ok: u64,
+    errors: u64,
+    error_samples: Vec<String>,
+    outcomes: BTreeMap<String, u64>,
+    /// Per outcome: (sum of rows_written, answers that reported it).
+    rows: BTreeMap<String, (f64, u64)>,
+}
+
+impl Tally {
+    fn record(&mut self, answer: Result<Answer, ureq::Error>, latency: Duration) {
+        self.latencies_us.push(latency.as_micros() as u64);
+        let error = match answer {
+            Ok(a) if a.status == 200 => {
+                self.ok += 1;
+                let outcome = a.outcome.unwrap_or_else(|| "(none)".into());
+                if let Some(rows) = a.rows_written {
+                    let entry = self.rows.entry(outcome.clone()).or_default();
+                    entry.0 += rows;
+                    entry.1 += 1;
+                }
+                *self.outcomes.entry(outcome).or_default() += 1;
+                return;
+            }
+            Ok(a) => format!("HTTP {}: {}", a.status, snippet(&a.body)),
+            Err(e) => e.to_string(),
+        };
+        self.errors += 1;
+        if self.error_samples.len() < ERROR_SAMPLES {
+            self.error_samples.push(error);
+        }
+    }
+
+    fn merge(&mut self, other: Tally) {
+        self.latencies_us.extend(other.latencies_us);
+        self.ok += other.ok;
+        self.errors += other.errors;
+        let room = ERROR_SAMPLES.saturating_sub(self.error_samples.len());
+        self.error_samples
+            .extend(other.error_samples.into_iter().take(room));
+        for (k, v) in other.outcomes {
+            *self.outcomes.entry(k).or_default() += v;
+        }
+        for (k, (sum, n)) in other.rows {
+            let entry = self.rows.entry(k).or_default();
+            entry.0 += sum;
+            entry.1 += n;
+        }
+    }
+}
+
+fn snippet(body: &str) -> String {
+    body.chars().take(200).collect()
+}
+
+fn load(args: &Args) -> Value {
+    let run = run_nonce();
+    let next = AtomicU64::new(0);
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs_f64(args.seconds);
+    let mut total = Tally::default();
+    std::thread::scope(|s| {
+        let threads: Vec<_> = (0..args.concurrency)
+            .map(|_| {
+                s.spawn(|| {
+                    let client = Client::new(args);
+                    let mut tally = Tally::default();
+                    while Instant::now() < deadline {
+                        let d = args
+                            .scenario
+                            .delivery(&run, next.fetch_add(1, Ordering::Relaxed));
+                        let body = d.body();
+                        let t0 = Instant::now();
+                        let answer = client.send(&args.secret, &d, &body);
+                        tally.record(answer, t0.elapsed());
+                    }
+                    tally
+                })
+            })
+            .collect();
+        for t in threads {
+            total.merge(t.join().expect("load thread panicked"));
+        }
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+
+    let mut lat = total.latencies_us;
+    lat.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if lat.is_empty() {
+            return 0.0;
+        }
+        let i = ((p * lat.len() as f64).ceil() as usize).clamp(1, lat.len()) - 1;
+        lat[i] as f64 / 1000.0
+    };
+    let rows: BTreeMap<_, _> = total
+        .rows
+        .iter()
+        .map(|(k, (sum, n))| (k.clone(), json!({ "mean": sum / *n as f64, "answers": n })))
+        .collect();
+    json!({
+        "scenario": args.scenario.name(),
+        "url": args.url,
+        "concurrency": args.concurrency,
+        "seconds": elapsed,
+        "requests": lat.len(),
+        "ok": total.ok,
+        "events_per_sec": total.ok as f64 / elapsed,
+        "latency_ms": { "p50": pct(0.50), "p99": pct(0.99), "p999": pct(0.999), "max": pct(1.0) },
+        "errors": total.errors,
+        "error_samples": total.error_samples,
+        "outcomes": total.outcomes,
+        "rows_written": rows,
+    })
+}
+
+fn main() {
+    let args = parse_args().unwrap_or_else(|e| {
+        eprintln!("loadgen: {e}\n{USAGE}");
+        std::process::exit(2);
+    });
+    if args.ready {
+        if let Err(e) = ready(&args) {
+            eprintln!("loadgen: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let report = load(&args);
+    if args.json {
+        println!("{report}");
+    } else {
+        let l = &report["latency_ms"];
+        println!(
+            "{}: {} requests in {:.1}s, {:.0} events/s, p50 {} ms, p99 {} ms, p999 {} ms, {} errors, outcomes {}, rows_written {}",
+            report["scenario"], report["requests"], report["seconds"].as_f64().unwrap_or(0.0),
+            report["events_per_sec"].as_f64().unwrap_or(0.0), l["p50"], l["p99"], l["p999"],
+            report["errors"], report["outcomes"], report["rows_written"],
+        );
+        for e in report["error_samples"].as_array().into_iter().flatten() {
+            println!("  error: {e}");
+        }
+    }
+}
