@@ -28,9 +28,10 @@ done
 [[ -n "$secret" ]] || { echo "sample-delivery: no $var in .dev.vars or .dev.vars.example" >&2; exit 1; }
 
 type=${EVENT_TYPE:-cardholder.created}
-id=${EVENT_ID:-msg_$(openssl rand -hex 12)}
+id=${EVENT_ID:-evt_$(openssl rand -hex 12)}
 ts=${EVENT_TS:-$(date +%s)}
-body=${EVENT_BODY:-"{\"type\":\"$type\",\"timestamp\":\"$(date -u -d "@$ts" +%Y-%m-%dT%H:%M:%SZ)\",\"data\":{\"object\":{\"id\":\"ch_sample_1\",\"name\":\"Ada Lovelace\",\"amount\":1200}}}"}
+# The seeds' event shape: the id in the body is the dedupe key (webhook-id carries the same).
+body=${EVENT_BODY:-"{\"id\":\"$id\",\"type\":\"$type\",\"created_at\":\"$(date -u -d "@$ts" +%Y-%m-%dT%H:%M:%SZ)\",\"data\":{\"object\":{\"id\":\"ch_sample_1\",\"name\":\"Ada Lovelace\",\"status\":\"active\"}}}"}
 
 hexkey=$(printf '%s' "${secret#whsec_}" | base64 -d | od -An -v -tx1 | tr -d ' \n')
 sig=$(printf '%s' "$id.$ts.$body" | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$hexkey" -binary | base64)
