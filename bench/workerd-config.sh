@@ -34,7 +34,7 @@ if [[ -f $root/wrangler.toml ]]; then
 fi
 compat=${compat:-2026-11-01}
 
-sources='{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"}}}'
+sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"}}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
 
 cat > "$dir/config.capnp" <<CAPNP

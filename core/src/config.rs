@@ -287,6 +287,19 @@ fn default_shape(scheme: Scheme) -> [FieldSource; 5] {
 }
 
 impl SourceConfig {
+    /// Every request header this source reads: the scheme's signature headers and any
+    /// event field configured to come from a header.
+    pub fn headers_read(&self) -> Vec<&str> {
+        let shape = &self.shape;
+        let mut names: Vec<&str> = self.scheme.headers().to_vec();
+        for field in [&shape.id, &shape.kind, &shape.created_at, &shape.entity] {
+            if let FieldSource::Header(name) = field {
+                names.push(name);
+            }
+        }
+        names
+    }
+
     /// Parses and validates one source; `name` prefixes every error's field path.
     pub fn from_json(name: &str, value: &Value) -> Result<SourceConfig, ConfigError> {
         let mut r = Reader::new(name.to_owned(), value)?;
@@ -453,7 +466,9 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
             .ok_or_else(|| r.invalid("schedule_secs", "expected a list of whole seconds"))?,
         Some(_) => return Err(r.invalid("schedule_secs", "expected a list of whole seconds")),
     };
-    let window = r.seconds("window_secs")?.unwrap_or(Schedule::DEFAULT_WINDOW);
+    let window = r
+        .seconds("window_secs")?
+        .unwrap_or(Schedule::DEFAULT_WINDOW);
     let schedule = Schedule::new(delays, window).map_err(|e| match e {
         ScheduleError::ZeroWindow | ScheduleError::WindowTooLong => {
             r.invalid("window_secs", "expected 1 s to 30 days")
@@ -569,6 +584,21 @@ mod tests {
             SourceConfig::from_json("cockpit", &v),
             Err(ConfigError::Invalid(f, _)) if f == "cockpit.scheme"
         ));
+    }
+
+    #[test]
+    fn a_source_reads_its_signature_headers_and_configured_header_fields() {
+        let s =
+            SourceConfig::from_json("gh", &json!({"scheme": "github", "secrets": ["GH"]})).unwrap();
+        assert_eq!(
+            s.headers_read(),
+            ["x-hub-signature-256", "x-github-delivery", "x-github-event"]
+        );
+        let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
+        assert_eq!(
+            s.headers_read(),
+            ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        );
     }
 
     #[test]

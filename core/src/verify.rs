@@ -90,6 +90,15 @@ pub enum Scheme {
 }
 
 impl Scheme {
+    /// The headers this scheme's verification reads, so an adapter can copy just these.
+    pub fn headers(self) -> &'static [&'static str] {
+        match self {
+            Scheme::StandardWebhooks => &[WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE],
+            Scheme::Stripe => &[STRIPE_SIGNATURE],
+            Scheme::GitHub => &[GITHUB_SIGNATURE],
+        }
+    }
+
     /// Parses a secret as this scheme's provider displays it.
     ///
     /// - Standard Webhooks: optional `whsec_` prefix, then standard padded base64 of the key.

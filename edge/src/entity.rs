@@ -75,10 +75,16 @@ struct Handled {
 impl EntityObject {
     async fn ingest(&self, mut req: Request) -> Result<Response> {
         let body = req.bytes().await?;
-        let headers = http::headers(&req);
         let Some(name) = req.headers().get(SOURCE_HEADER)? else {
             return problem::BAD_REQUEST.respond("internal request without a source");
         };
+        let loaded = sources::load(&self.env);
+        let names = match &*loaded {
+            Ok(l) => l.source(&name).map(|s| s.config.headers_read()),
+            Err(_) => None,
+        };
+        // An unknown source or a bad configuration is answered by the pipeline.
+        let headers = http::headers(&req, &names.unwrap_or_default());
         self.pipeline(&name, &headers, &body).await
     }
 

@@ -2,10 +2,14 @@
 
 use worker::{Request, Response, Result};
 
-/// All request headers as owned pairs (names are lower-case in the Workers runtime);
-/// `hookonce-core` looks them up case-insensitively.
-pub fn headers(req: &Request) -> Vec<(String, String)> {
-    req.headers().entries().collect()
+/// The named request headers that are present, as owned pairs. Each lookup crosses into
+/// JavaScript, so only what a source reads is copied, not every header.
+pub fn headers(req: &Request, names: &[&str]) -> Vec<(String, String)> {
+    let h = req.headers();
+    names
+        .iter()
+        .filter_map(|n| Some((n.to_string(), h.get(n).ok().flatten()?)))
+        .collect()
 }
 
 /// Decodes `%XX` escapes in one path segment; `None` if an escape is bad or the result is

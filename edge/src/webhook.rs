@@ -3,7 +3,7 @@
 
 use hookonce_core::event::Event;
 use serde_json::{json, Value};
-use worker::{js_sys, Env, Headers, Method, Request, RequestInit, Response, Result};
+use worker::{js_sys, Env, Method, Request, RequestInit, Response, Result};
 
 use crate::entity::SOURCE_HEADER;
 use crate::problem;
@@ -55,7 +55,7 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
     if body.len() > limit {
         return problem::TOO_LARGE.respond(format!("the limit for {name} is {limit} bytes"));
     }
-    let headers = http::headers(&req);
+    let headers = http::headers(&req, &source.config.headers_read());
     let verified = match source.verifier.verify(&headers, &body, clock::now()) {
         Ok(v) => v,
         Err(e) => return problem::BAD_SIGNATURE.respond(e),
@@ -69,10 +69,8 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
         event.entity().map(|e| e.as_str()),
         event.id().as_str(),
     );
-    let forwarded = Headers::new();
-    for (k, v) in &headers {
-        forwarded.append(k, v)?;
-    }
+    // One copy of the provider's headers, made by the runtime, not header by header.
+    let forwarded = req.headers().clone();
     forwarded.set(SOURCE_HEADER, name)?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post)
