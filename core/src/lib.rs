@@ -22,6 +22,42 @@
 //! 5. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
 //!    a duplicate; 409 with `Retry-After` while another copy holds the claim.
 //!
+//! ## Example
+//!
+//! ```
+//! use hookonce_core::config::SourceConfig;
+//! use hookonce_core::decide::{decide, Decision, Plan, Stored};
+//! use hookonce_core::event::Event;
+//! use hookonce_core::verify::Verifier;
+//! use hookonce_core::{sign, UnixSeconds};
+//!
+//! let source = SourceConfig::from_json("cockpit", &serde_json::json!({
+//!     "scheme": "standard-webhooks",
+//!     "secrets": ["COCKPIT_SECRET"],
+//!     "effects": { "cardholder.created": "snapshot" },
+//! })).unwrap();
+//! let secret = source.scheme.parse_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw").unwrap();
+//! let now = UnixSeconds(1_791_270_400); // handed in: the core has no clock
+//!
+//! // What the provider sends.
+//! let body = br#"{"id":"evt_1","type":"cardholder.created","created_at":"2026-10-06T07:06:30Z",
+//!                 "data":{"object":{"id":"ch_1","status":"active"}}}"#;
+//! let signature = sign::standard_webhooks(&secret, "evt_1", now, body);
+//! let ts = now.0.to_string();
+//! let headers = [("webhook-id", "evt_1"), ("webhook-timestamp", ts.as_str()),
+//!                ("webhook-signature", signature.as_str())];
+//!
+//! // 1. verify, 2. parse, 3. decide against what the store holds.
+//! let verifier = Verifier::new(source.scheme, vec![secret], source.tolerance).unwrap();
+//! let verified = verifier.verify(&headers, body, now).unwrap();
+//! let event = Event::parse(&verified, &headers, &source.shape).unwrap();
+//! match decide(&event, &Stored::default(), Plan::Apply { forward: false }, now) {
+//!     // 4. the adapter writes exactly these rows in one transaction, 5. answers 200.
+//!     Decision::Apply(apply) => assert_eq!(apply.snapshot.unwrap().0, r#"{"id":"ch_1","status":"active"}"#),
+//!     other => panic!("a new event is applied, not {other:?}"),
+//! }
+//! ```
+//!
 //! The publish API has its own, separate flow in [`idempotency`]: webhook deduplication
 //! and request idempotency solve different problems and share no state.
 
