@@ -42,6 +42,8 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac as _};
 use sha2::Sha256;
 
+pub mod events;
+
 /// The workspace root (where `wrangler.toml`, `build/` and `node_modules/` live).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -515,6 +517,14 @@ fn generated_config(builder: &Builder) -> String {
         vars.insert(k.clone(), v.clone());
     }
     serde_json::to_string_pretty(&config).expect("serialize config")
+}
+
+/// `HOOKONCE_SOURCES` as `wrangler.toml` defines it, to extend in a [`Builder::var`].
+pub fn wrangler_sources() -> serde_json::Value {
+    let text = fs::read_to_string(repo_root().join("wrangler.toml")).expect("read wrangler.toml");
+    let table: toml::Table = text.parse().expect("wrangler.toml parses");
+    let config = serde_json::to_value(table).expect("toml to json");
+    config["vars"]["HOOKONCE_SOURCES"].clone()
 }
 
 /// Panic clearly unless `make build` has produced the bundle; wait out a build in progress.
