@@ -182,9 +182,12 @@ fn a_malformed_path_escape_is_400() {
         "/webhooks/cock%",
         "/webhooks/%c3%28",
         "/webhooks/%E0%A4",
+        "/webhooks/%+f",
+        "/webhooks/%-1",
     ] {
         let r = w.post(path, &headers, &body);
-        assert_problem(&r, 400, "bad-request");
+        let detail = assert_problem(&r, 400, "bad-request");
+        assert!(detail.contains("%-escape"), "{path}: {r}");
     }
     for path in ["/entities/cockpit/%zz", "/events/%ff/evt_1"] {
         let r = admin_get(w, path);
