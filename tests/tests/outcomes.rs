@@ -118,3 +118,18 @@ fn events_about_the_same_object_with_different_ids_both_apply() {
     assert!(ids.contains(&first["id"].as_str().unwrap()));
     assert!(ids.contains(&second["id"].as_str().unwrap()));
 }
+
+#[test]
+fn a_ledger_total_beyond_javascripts_safe_integers_reads_exactly() {
+    let w = worker();
+    // Each amount is the largest one accepted (2^53 - 1); their sum is not a safe integer.
+    let max = (1i64 << 53) - 1;
+    for i in 0..3 {
+        let p = payment_captured(&new_id("evt"), "acct_big", &at(i), max);
+        assert_eq!(outcome(&deliver(w, &p)), "applied");
+    }
+    let r = entity(w, "acct_big");
+    assert_eq!(r.status, 200, "{r}");
+    assert_eq!(r.json()["ledger"]["total"], 3 * max, "{r}");
+    assert_eq!(r.json()["ledger"]["entries"], 3, "{r}");
+}
