@@ -5,7 +5,7 @@
 //! use hookonce_e2e::{events::*, Worker};
 //!
 //! let w = Worker::start();
-//! let ev = cardholder_created(&new_id("evt"), "ch_1", at(0), "Ada");
+//! let ev = cardholder_created(&new_id("evt"), "ch_1", &at(0), "Ada");
 //! let r = deliver(&w, &ev);
 //! assert_eq!(outcome(&r), "applied", "{r}");
 //! ```

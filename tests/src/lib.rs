@@ -2,13 +2,15 @@
 //! `wrangler dev` on local workerd, and drives it over plain HTTP.
 //!
 //! ```no_run
+//! use hookonce_e2e::events::{at, cardholder_created, deliver, entity, outcome};
 //! use hookonce_e2e::Worker;
 //!
 //! let w = Worker::start(); // fresh temp state, free port
-//! let r = w.post("/hit/a", &[("content-type", "text/plain")], "x");
-//! assert_eq!(r.status, 200, "{r}");
+//! let ev = cardholder_created("evt_1", "ch_1", &at(0), "Ada");
+//! let r = deliver(&w, &ev); // signed with COCKPIT_SECRET, as the provider would
+//! assert_eq!(outcome(&r), "applied", "{r}");
 //! let w = w.restart(); // same persisted state
-//! assert_eq!(w.get("/hit/a").text(), "1");
+//! assert_eq!(entity(&w, "ch_1").json()["state"]["name"], "Ada");
 //!
 //! // Other configuration: vars replace the wrangler.toml value, secrets the .dev.vars.example one.
 //! let w = Worker::builder()

@@ -33,7 +33,11 @@ fn missing_secrets_are_a_500_naming_the_bindings() {
     let ev = cardholder_created(&new_id("evt"), "ch_cfg", &at(0), "Ada");
     for r in [
         deliver(&w, &ev),
-        w.post("/webhooks/cockpit", &[("content-type", "application/json")], ev.to_string()),
+        w.post(
+            "/webhooks/cockpit",
+            &[("content-type", "application/json")],
+            ev.to_string(),
+        ),
     ] {
         let detail = assert_problem(&r, 500, "configuration");
         assert!(

@@ -133,3 +133,18 @@ fn a_ledger_total_beyond_javascripts_safe_integers_reads_exactly() {
     assert_eq!(r.json()["ledger"]["total"], 3 * max, "{r}");
     assert_eq!(r.json()["ledger"]["entries"], 3, "{r}");
 }
+
+#[test]
+fn a_second_delivery_with_the_same_id_but_another_body_is_a_duplicate() {
+    let w = worker();
+    let id = new_id("evt");
+    let first = payment_captured(&id, "acct_same_id", &at(0), 100);
+    let changed = payment_captured(&id, "acct_same_id", &at(0), 999);
+    assert_eq!(outcome(&deliver(w, &first)), "applied");
+    let r = deliver(w, &changed);
+    assert_eq!(outcome(&r), "duplicate");
+    assert_eq!(r.json()["rows_written"], 0);
+    let ledger = &entity(w, "acct_same_id").json()["ledger"];
+    assert_eq!(ledger["total"], 100);
+    assert_eq!(ledger["entries"], 1);
+}

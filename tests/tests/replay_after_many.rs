@@ -11,7 +11,14 @@ fn replaying_an_early_event_after_a_thousand_others_changes_nothing() {
     let early_id = new_id("evt");
     let early = cardholder_created(&early_id, entity_id, &at(0), "Early").to_string();
     let secret = cockpit_secret();
-    let r = deliver_raw(&w, COCKPIT, &secret, &early_id, unix_now(), early.as_bytes());
+    let r = deliver_raw(
+        &w,
+        COCKPIT,
+        &secret,
+        &early_id,
+        unix_now(),
+        early.as_bytes(),
+    );
     assert_eq!(outcome(&r), "applied");
 
     const N: u32 = 1000;
@@ -43,7 +50,14 @@ fn replaying_an_early_event_after_a_thousand_others_changes_nothing() {
     // Wait for the clock to move on a second so a rewritten timestamp would show.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     // The provider re-sends the same event id with a fresh timestamp and signature.
-    let r = deliver_raw(&w, COCKPIT, &secret, &early_id, unix_now(), early.as_bytes());
+    let r = deliver_raw(
+        &w,
+        COCKPIT,
+        &secret,
+        &early_id,
+        unix_now(),
+        early.as_bytes(),
+    );
     assert_eq!(r.status, 200, "{r}");
     assert_eq!(outcome(&r), "duplicate");
     assert_eq!(r.json()["rows_written"], 0, "{r}");

@@ -29,6 +29,10 @@ fn state_survives_a_restart() {
     }
     let after = entity(&w, "ch_restart");
     assert_eq!(after.status, 200, "{after}");
-    assert_eq!(after.text(), before.text(), "entity reads the same after restart");
+    assert_eq!(
+        after.text(),
+        before.text(),
+        "entity reads the same after restart"
+    );
     assert_eq!(entity(&w, "acct_restart").text(), ledger_before.text());
 }
