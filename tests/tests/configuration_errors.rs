@@ -23,8 +23,18 @@ fn a_bad_source_field_is_a_500_naming_it_and_nothing_is_accepted() {
     let detail = assert_problem(&unsigned, 500, "configuration");
     assert!(detail.contains("cockpit.tolerance_secs"), "{unsigned}");
 
-    let read = entity(&w, "ch_cfg");
-    assert_problem(&read, 500, "configuration");
+    // Every route that needs the configuration says the same, whatever else is wrong.
+    let no_headers: &[(&str, &str)] = &[];
+    for r in [
+        entity(&w, "ch_cfg"),
+        admin_get(&w, "/events/cockpit/evt_1?entity=ch_cfg"),
+        w.post("/webhooks/unknown", no_headers, "{}"),
+        w.get("/entities/cockpit/ch_cfg"),
+        w.post("/v1/messages", no_headers, "{}"),
+    ] {
+        let detail = assert_problem(&r, 500, "configuration");
+        assert!(detail.contains("cockpit.tolerance_secs"), "{r}");
+    }
 }
 
 #[test]

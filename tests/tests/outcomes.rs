@@ -148,3 +148,42 @@ fn a_second_delivery_with_the_same_id_but_another_body_is_a_duplicate() {
     assert_eq!(ledger["total"], 100);
     assert_eq!(ledger["entries"], 1);
 }
+
+#[test]
+fn events_created_in_the_same_second_are_ordered_by_fraction_then_id() {
+    let w = worker();
+    // Fractions of a second count.
+    let later = event(
+        &new_id("evt"),
+        "cardholder.updated",
+        "2026-10-06T01:00:00.500Z",
+        serde_json::json!({ "id": "ch_frac", "name": "Later" }),
+    );
+    let earlier = event(
+        &new_id("evt"),
+        "cardholder.updated",
+        "2026-10-06T01:00:00.250Z",
+        serde_json::json!({ "id": "ch_frac", "name": "Earlier" }),
+    );
+    assert_eq!(outcome(&deliver(w, &later)), "applied");
+    assert_eq!(outcome(&deliver(w, &earlier)), "stale");
+    let e = entity(w, "ch_frac").json();
+    assert_eq!(e["state"]["name"], "Later");
+    assert_eq!(e["version"]["created_at_nanos"], 500_000_000);
+
+    // The very same instant: the greater event id wins, in either delivery order.
+    let base = new_id("evt");
+    let orders = [
+        ("ch_tie_ab", [("a", "applied"), ("b", "applied")]),
+        ("ch_tie_ba", [("b", "applied"), ("a", "stale")]),
+    ];
+    for (entity_id, order) in orders {
+        for (suffix, expected) in order {
+            let ev = cardholder_updated(&format!("{base}_{suffix}"), entity_id, &at(0), suffix);
+            assert_eq!(outcome(&deliver(w, &ev)), expected, "{entity_id} {suffix}");
+        }
+        let e = entity(w, entity_id).json();
+        assert_eq!(e["state"]["name"], "b", "{entity_id}: {e}");
+        assert_eq!(e["version"]["event_id"], format!("{base}_b"));
+    }
+}

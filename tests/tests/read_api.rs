@@ -14,7 +14,7 @@ fn the_read_api_needs_the_token_and_finds_what_was_delivered() {
     let w = worker();
     let id = new_id("evt");
     let ev = cardholder_created(&id, "ch_read", &at(5), "Ada");
-    assert_eq!(outcome(&deliver(&w, &ev)), "applied");
+    assert_eq!(outcome(&deliver(w, &ev)), "applied");
     let ent = "/entities/cockpit/ch_read";
     let evt = format!("/events/cockpit/{id}?entity=ch_read");
 
@@ -38,7 +38,7 @@ fn the_read_api_needs_the_token_and_finds_what_was_delivered() {
         }
     }
 
-    let e = entity(&w, "ch_read");
+    let e = entity(w, "ch_read");
     assert_eq!(e.status, 200, "{e}");
     let e = e.json();
     assert_eq!(e["state"], ev["data"]["object"]);
@@ -54,7 +54,7 @@ fn the_read_api_needs_the_token_and_finds_what_was_delivered() {
     assert_eq!(e["events"][0]["outcome"], "applied");
     assert!(e["outbox"].as_array().unwrap().is_empty(), "{e}");
 
-    let r = admin_get(&w, &evt);
+    let r = admin_get(w, &evt);
     assert_eq!(r.status, 200, "{r}");
     let r = r.json();
     assert_eq!(r["event_id"], id.as_str());
@@ -63,15 +63,15 @@ fn the_read_api_needs_the_token_and_finds_what_was_delivered() {
     assert!(r["processed_at"].as_i64().is_some(), "{r}");
 
     // Never seen: 404.
-    assert_problem(&entity(&w, "ch_never"), 404, "not-found");
-    assert_problem(&event_record(&w, "evt_never", "ch_read"), 404, "not-found");
-    assert_problem(&event_record(&w, &id, "ch_other"), 404, "not-found");
+    assert_problem(&entity(w, "ch_never"), 404, "not-found");
+    assert_problem(&event_record(w, "evt_never", "ch_read"), 404, "not-found");
+    assert_problem(&event_record(w, &id, "ch_other"), 404, "not-found");
     assert_problem(
-        &admin_get(&w, "/entities/nope/ch_read"),
+        &admin_get(w, "/entities/nope/ch_read"),
         404,
         "unknown-source",
     );
-    assert_problem(&admin_get(&w, "/nothing/here"), 404, "not-found");
+    assert_problem(&admin_get(w, "/nothing/here"), 404, "not-found");
 }
 
 #[test]
@@ -84,13 +84,13 @@ fn an_event_without_an_entity_is_found_by_its_id_alone() {
         &at(0),
         serde_json::json!({ "kind": "no id" }),
     );
-    let r = deliver(&w, &ev);
+    let r = deliver(w, &ev);
     assert_eq!(outcome(&r), "applied");
     assert_eq!(r.json()["entity"], serde_json::Value::Null, "{r}");
 
-    let r = admin_get(&w, &format!("/events/cockpit/{id}"));
+    let r = admin_get(w, &format!("/events/cockpit/{id}"));
     assert_eq!(r.status, 200, "{r}");
     assert_eq!(r.json()["type"], "thing.happened");
     assert_eq!(r.json()["outcome"], "applied");
-    assert_eq!(outcome(&deliver(&w, &ev)), "duplicate");
+    assert_eq!(outcome(&deliver(w, &ev)), "duplicate");
 }
