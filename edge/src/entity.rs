@@ -210,9 +210,11 @@ impl EntityObject {
             version_event: String,
             updated_at: i64,
         }
+        // The total as text: each amount is a safe integer, their sum need not be, and the
+        // runtime hands integers to Rust as JavaScript numbers.
         #[derive(Deserialize)]
         struct Totals {
-            total: i64,
+            total: String,
             entries: i64,
         }
         #[derive(Deserialize)]
@@ -242,7 +244,7 @@ impl EntityObject {
             .next();
         let totals: Totals = sql
             .exec(
-                "SELECT COALESCE(SUM(amount), 0) AS total, COUNT(*) AS entries FROM ledger",
+                "SELECT CAST(COALESCE(SUM(amount), 0) AS TEXT) AS total, COUNT(*) AS entries FROM ledger",
                 None,
             )?
             .one()?;
@@ -263,6 +265,10 @@ impl EntityObject {
         if entity.is_none() && events.is_empty() {
             return problem::NOT_FOUND.respond("no events for this entity");
         }
+        let total: i64 = totals
+            .total
+            .parse()
+            .map_err(|_| worker::Error::RustError(format!("ledger total {:?}", totals.total)))?;
         let state = entity.as_ref().map(|e| {
             serde_json::from_str::<Value>(&e.state).unwrap_or(Value::String(e.state.clone()))
         });
@@ -274,7 +280,7 @@ impl EntityObject {
                 "event_id": e.version_event,
             })),
             "updated_at": entity.as_ref().map(|e| e.updated_at),
-            "ledger": { "total": totals.total, "entries": totals.entries },
+            "ledger": { "total": total, "entries": totals.entries },
             "events": events.iter().map(|e| json!({
                 "event_id": e.event_id,
                 "type": e.event_type,

@@ -2,13 +2,15 @@
 //! `wrangler dev` on local workerd, and drives it over plain HTTP.
 //!
 //! ```no_run
+//! use hookonce_e2e::events::{at, cardholder_created, deliver, entity, outcome};
 //! use hookonce_e2e::Worker;
 //!
 //! let w = Worker::start(); // fresh temp state, free port
-//! let r = w.post("/hit/a", &[("content-type", "text/plain")], "x");
-//! assert_eq!(r.status, 200, "{r}");
+//! let ev = cardholder_created("evt_1", "ch_1", &at(0), "Ada");
+//! let r = deliver(&w, &ev); // signed with COCKPIT_SECRET, as the provider would
+//! assert_eq!(outcome(&r), "applied", "{r}");
 //! let w = w.restart(); // same persisted state
-//! assert_eq!(w.get("/hit/a").text(), "1");
+//! assert_eq!(entity(&w, "ch_1").json()["state"]["name"], "Ada");
 //!
 //! // Other configuration: vars replace the wrangler.toml value, secrets the .dev.vars.example one.
 //! let w = Worker::builder()
@@ -41,6 +43,8 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use hmac::{Hmac, Mac as _};
 use sha2::Sha256;
+
+pub mod events;
 
 /// The workspace root (where `wrangler.toml`, `build/` and `node_modules/` live).
 pub fn repo_root() -> PathBuf {
@@ -515,6 +519,14 @@ fn generated_config(builder: &Builder) -> String {
         vars.insert(k.clone(), v.clone());
     }
     serde_json::to_string_pretty(&config).expect("serialize config")
+}
+
+/// `HOOKONCE_SOURCES` as `wrangler.toml` defines it, to extend in a [`Builder::var`].
+pub fn wrangler_sources() -> serde_json::Value {
+    let text = fs::read_to_string(repo_root().join("wrangler.toml")).expect("read wrangler.toml");
+    let table: toml::Table = text.parse().expect("wrangler.toml parses");
+    let config = serde_json::to_value(table).expect("toml to json");
+    config["vars"]["HOOKONCE_SOURCES"].clone()
 }
 
 /// Panic clearly unless `make build` has produced the bundle; wait out a build in progress.

@@ -1,0 +1,177 @@
+//! Events in the seeds' shape and signed deliveries to the sample source `cockpit`, so test
+//! files never copy signing code.
+//!
+//! ```no_run
+//! use hookonce_e2e::{events::*, Worker};
+//!
+//! let w = Worker::start();
+//! let ev = cardholder_created(&new_id("evt"), "ch_1", &at(0), "Ada");
+//! let r = deliver(&w, &ev);
+//! assert_eq!(outcome(&r), "applied", "{r}");
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{json, Value};
+
+use crate::{dev_var, sign_standard_webhooks, unix_now, Resp, Worker};
+
+/// The sample source in `wrangler.toml`.
+pub const COCKPIT: &str = "cockpit";
+
+/// The read API's token in `.dev.vars.example`.
+pub const ADMIN_TOKEN: &str = "dev-admin-token";
+
+/// `cockpit`'s signing secret (`COCKPIT_SECRET` from `.dev.vars.example`).
+pub fn cockpit_secret() -> String {
+    dev_var("COCKPIT_SECRET")
+}
+
+/// An id unique within this test process and across runs, e.g. `evt_4711_1733140000_3`.
+pub fn new_id(prefix: &str) -> String {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    format!("{prefix}_{}_{}_{n}", std::process::id(), unix_now())
+}
+
+/// An RFC 3339 `created_at`: 2026-10-06T00:00:00Z plus `offset_secs` (less than 20 days).
+pub fn at(offset_secs: u32) -> String {
+    assert!(offset_secs < 20 * 86_400, "at() covers 20 days");
+    let day = 6 + offset_secs / 86_400;
+    let s = offset_secs % 86_400;
+    format!(
+        "2026-10-{day:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// `{"id", "type", "created_at", "data": {"object": object}}`.
+pub fn event(id: &str, kind: &str, created_at: &str, object: Value) -> Value {
+    json!({ "id": id, "type": kind, "created_at": created_at, "data": { "object": object } })
+}
+
+/// A `cardholder.created` (snapshot) about cardholder `ch`.
+pub fn cardholder_created(id: &str, ch: &str, created_at: &str, name: &str) -> Value {
+    event(
+        id,
+        "cardholder.created",
+        created_at,
+        json!({ "id": ch, "name": name }),
+    )
+}
+
+/// A `cardholder.updated` (snapshot) about cardholder `ch`.
+pub fn cardholder_updated(id: &str, ch: &str, created_at: &str, name: &str) -> Value {
+    event(
+        id,
+        "cardholder.updated",
+        created_at,
+        json!({ "id": ch, "name": name }),
+    )
+}
+
+/// A `payment.captured` (ledger, `/data/object/amount`) on entity `account`.
+pub fn payment_captured(id: &str, account: &str, created_at: &str, amount: i64) -> Value {
+    event(
+        id,
+        "payment.captured",
+        created_at,
+        json!({ "id": account, "amount": amount, "currency": "eur" }),
+    )
+}
+
+/// Signed Standard Webhooks headers (webhook-id = `msg_id`) with a JSON content type.
+pub fn signed_headers(secret: &str, msg_id: &str, ts: i64, body: &[u8]) -> Vec<(String, String)> {
+    crate::standard_webhooks_headers(secret, msg_id, ts, body)
+}
+
+/// POSTs `event` to `/webhooks/cockpit`, signed now with the cockpit secret; the
+/// webhook-id is the event's `id` (a random one if it has none).
+pub fn deliver(w: &Worker, event: &Value) -> Resp {
+    deliver_with(w, &cockpit_secret(), event)
+}
+
+/// Like [`deliver`], signed with `secret`.
+pub fn deliver_with(w: &Worker, secret: &str, event: &Value) -> Resp {
+    let msg_id = event["id"]
+        .as_str()
+        .map_or_else(|| new_id("msg"), str::to_owned);
+    deliver_raw(
+        w,
+        COCKPIT,
+        secret,
+        &msg_id,
+        unix_now(),
+        event.to_string().as_bytes(),
+    )
+}
+
+/// POSTs raw `body` to `/webhooks/{source}`, signed with `secret` at `ts` as `msg_id`.
+pub fn deliver_raw(
+    w: &Worker,
+    source: &str,
+    secret: &str,
+    msg_id: &str,
+    ts: i64,
+    body: &[u8],
+) -> Resp {
+    let headers = signed_headers(secret, msg_id, ts, body);
+    w.post(&format!("/webhooks/{source}"), &headers, body)
+}
+
+/// The expected signature a provider would send; tests check it never leaks.
+pub fn expected_signature(secret: &str, msg_id: &str, ts: i64, body: &[u8]) -> String {
+    sign_standard_webhooks(secret, msg_id, ts, body)
+}
+
+/// GET `path` with `Authorization: Bearer dev-admin-token`.
+pub fn admin_get(w: &Worker, path: &str) -> Resp {
+    let auth = format!("Bearer {ADMIN_TOKEN}");
+    w.request("GET", path, &[("authorization", auth.as_str())], None)
+}
+
+/// `GET /entities/cockpit/{entity}` with the admin token.
+pub fn entity(w: &Worker, entity: &str) -> Resp {
+    admin_get(w, &format!("/entities/{COCKPIT}/{entity}"))
+}
+
+/// `GET /events/cockpit/{event_id}?entity={entity}` with the admin token.
+pub fn event_record(w: &Worker, event_id: &str, entity: &str) -> Resp {
+    admin_get(w, &format!("/events/{COCKPIT}/{event_id}?entity={entity}"))
+}
+
+/// The `outcome` of a 200 delivery, checking the `hookonce-outcome` header agrees.
+pub fn outcome(r: &Resp) -> String {
+    assert_eq!(r.status, 200, "expected 200: {r}");
+    let body = r.json();
+    let o = body["outcome"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no outcome: {r}"))
+        .to_owned();
+    assert_eq!(r.header("hookonce-outcome"), Some(o.as_str()), "{r}");
+    o
+}
+
+/// Asserts `r` is an RFC 9457 problem with `status` and `type` ending in `slug`; returns
+/// its `detail`.
+pub fn assert_problem(r: &Resp, status: u16, slug: &str) -> String {
+    assert_eq!(r.status, status, "{r}");
+    assert_eq!(
+        r.header("content-type"),
+        Some("application/problem+json"),
+        "{r}"
+    );
+    let body = r.json();
+    assert_eq!(
+        body["type"],
+        format!("https://hookonce.dev/problems/{slug}"),
+        "{r}"
+    );
+    assert_eq!(body["status"], status, "{r}");
+    body["detail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("problem without detail: {r}"))
+        .to_owned()
+}
