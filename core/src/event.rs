@@ -12,6 +12,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
+use crate::time::CivilDate;
 use crate::verify::{Headers, Verified};
 
 /// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
@@ -117,10 +118,8 @@ impl CreatedAt {
         }
         let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
         let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        if !(1..=12).contains(&month)
-            || day < 1
-            || day > days_in_month(year, month)
-            || hour > 23
+        let date = CivilDate::new(year, u32::try_from(month).ok()?, u32::try_from(day).ok()?)?;
+        if hour > 23
             || minute > 59
             // 60 is a leap second; POSIX time folds it onto :59.
             || second > 60
@@ -167,34 +166,10 @@ impl CreatedAt {
             }
             _ => return None,
         };
-        let days = days_from_civil(year, month, day);
-        let secs = days * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
+        let secs =
+            date.days_since_epoch() * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
         Some(Self { secs, nanos })
     }
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: i64) -> i64 {
-    match m {
-        2 if is_leap(y) => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 for a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// An entity's version: the total order in which snapshot events overwrite each other.

@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use crate::time::{Seconds, UnixSeconds};
+use crate::time::{CivilDate, Seconds, UnixSeconds};
 
 /// Delays between delivery attempts, after the Standard Webhooks retry schedule
 /// (<https://www.standardwebhooks.com/>), bounded by a retry window.
@@ -308,10 +308,11 @@ fn parse_imf_fixdate(s: &str) -> Option<UnixSeconds> {
         digits(&s[23..25])?,
     );
     // second = 60 is a leap second; POSIX time has none, so it counts as the next second.
-    if day == 0 || day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60 {
+    let date = CivilDate::new(i64::from(year), month, day)?;
+    if hour > 23 || minute > 59 || second > 60 {
         return None;
     }
-    let days = days_from_civil(i64::from(year), month, day);
+    let days = date.days_since_epoch();
     Some(UnixSeconds(
         days * 86_400 + i64::from(hour * 3_600 + minute * 60 + second),
     ))
@@ -324,27 +325,6 @@ fn digits(s: &str) -> Option<u32> {
     } else {
         None
     }
-}
-
-fn days_in_month(year: u32, month: u32) -> u32 {
-    let leap = year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
-    match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = i64::from((month + 9) % 12); // March = 0, so the leap day ends the year
-    let doy = (153 * mp + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]
@@ -700,15 +680,7 @@ mod tests {
             // Format with the inverse algorithm, then parse back.
             let days = secs.div_euclid(86_400);
             let rem = secs.rem_euclid(86_400);
-            let z = days + 719_468;
-            let era = z.div_euclid(146_097);
-            let doe = z - era * 146_097;
-            let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-            let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-            let mp = (5 * doy + 2) / 153;
-            let d = doy - (153 * mp + 2) / 5 + 1;
-            let m = if mp < 10 { mp + 3 } else { mp - 9 };
-            let y = yoe + era * 400 + i64::from(m <= 2);
+            let CivilDate { year: y, month: m, day: d } = CivilDate::from_days_since_epoch(days);
             let names = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
             let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
                           "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];

@@ -58,6 +58,66 @@ impl fmt::Display for Seconds {
     }
 }
 
+/// A proleptic Gregorian date (ISO 8601 calendar): year, month 1-12, day 1-31.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CivilDate {
+    /// The year, e.g. 2026.
+    pub year: i64,
+    /// 1 to 12.
+    pub month: u32,
+    /// 1 to the month's length.
+    pub day: u32,
+}
+
+impl CivilDate {
+    /// The date, if `day` exists in that month (leap years included).
+    pub fn new(year: i64, month: u32, day: u32) -> Option<CivilDate> {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let len = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            1..=12 => 31,
+            _ => return None,
+        };
+        (1..=len)
+            .contains(&day)
+            .then_some(CivilDate { year, month, day })
+    }
+
+    /// Days since 1970-01-01 (H. Hinnant's `days_from_civil`).
+    pub fn days_since_epoch(self) -> i64 {
+        let y = if self.month <= 2 {
+            self.year - 1
+        } else {
+            self.year
+        };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = i64::from((self.month + 9) % 12); // March = 0, so the leap day ends the year
+        let doy = (153 * mp + 2) / 5 + i64::from(self.day) - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
+
+    /// The date `days` after 1970-01-01 (H. Hinnant's `civil_from_days`).
+    pub fn from_days_since_epoch(days: i64) -> CivilDate {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+        CivilDate {
+            year: yoe + era * 400 + i64::from(month <= 2),
+            month,
+            day,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +126,28 @@ mod tests {
     fn until_a_past_instant_is_zero() {
         assert_eq!(UnixSeconds(100).until(UnixSeconds(40)), Seconds(0));
         assert_eq!(UnixSeconds(40).until(UnixSeconds(100)), Seconds(60));
+    }
+
+    #[test]
+    fn civil_dates_round_trip_through_days() {
+        for days in [-719_468, -1, 0, 1, 11_016, 20_367, 2_932_896] {
+            let date = CivilDate::from_days_since_epoch(days);
+            assert_eq!(CivilDate::new(date.year, date.month, date.day), Some(date));
+            assert_eq!(date.days_since_epoch(), days);
+        }
+        assert_eq!(
+            CivilDate::new(2026, 10, 6).unwrap().days_since_epoch(),
+            20_732
+        );
+    }
+
+    #[test]
+    fn only_real_days_are_dates() {
+        assert!(CivilDate::new(2000, 2, 29).is_some());
+        assert!(CivilDate::new(1900, 2, 29).is_none());
+        assert!(CivilDate::new(2026, 4, 31).is_none());
+        assert!(CivilDate::new(2026, 13, 1).is_none());
+        assert!(CivilDate::new(2026, 1, 0).is_none());
     }
 
     #[test]

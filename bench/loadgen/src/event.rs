@@ -1,6 +1,6 @@
 //! Webhook bodies in the seeds' shape, padded to an exact size.
 //!
-//! std only: `core/benches/pipeline.rs` includes this file by path, so the native figures
+//! Only std and hookonce-core: `core/benches/pipeline.rs` includes this file by path, so the native figures
 //! and the workerd figures measure the same bytes.
 
 /// The body size of every scenario but `big`.
@@ -25,20 +25,15 @@ pub fn body(id: &str, card: &str, created_at: i64, size: usize) -> Vec<u8> {
     with(pad).into_bytes()
 }
 
-/// Unix seconds as RFC 3339 UTC, `2026-10-06T07:06:30Z` (H. Hinnant's civil_from_days).
+/// Unix seconds as RFC 3339 UTC, `2026-10-06T07:06:30Z`.
 pub fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let d = hookonce_core::time::CivilDate::from_days_since_epoch(days);
     format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+        d.year,
+        d.month,
+        d.day,
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
