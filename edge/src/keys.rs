@@ -18,7 +18,7 @@ use worker::{
     Result, SqlStorage, SqlStorageValue, State,
 };
 
-use crate::problem::{self, Kind};
+use crate::problem;
 use crate::sources;
 use crate::{clock, forward, http, store};
 
@@ -26,27 +26,6 @@ use crate::{clock, forward, http, store};
 const MAX_BODY: usize = 1 << 20;
 const PATH: &str = "/v1/messages";
 const KEY_HEADER: &str = "x-hookonce-key";
-
-const KEY_MISSING: Kind = Kind {
-    status: 400,
-    slug: "idempotency-key-missing",
-    title: "Idempotency-Key is required",
-};
-const KEY_MALFORMED: Kind = Kind {
-    status: 400,
-    slug: "idempotency-key-malformed",
-    title: "Idempotency-Key is malformed",
-};
-const KEY_MISMATCH: Kind = Kind {
-    status: 422,
-    slug: "idempotency-key-reused",
-    title: "Idempotency-Key was used for a different request",
-};
-const KEY_IN_PROGRESS: Kind = Kind {
-    status: 409,
-    slug: "idempotency-key-in-progress",
-    title: "A request with this Idempotency-Key is still being processed",
-};
 
 /// What a publish request says.
 #[derive(Deserialize)]
@@ -85,8 +64,8 @@ pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
     };
     let key = match IdempotencyKey::parse(req.headers().get("idempotency-key")?.as_deref()) {
         Ok(k) => k,
-        Err(e @ KeyError::Missing) => return KEY_MISSING.respond(e),
-        Err(e @ KeyError::Malformed(_)) => return KEY_MALFORMED.respond(e),
+        Err(e @ KeyError::Missing) => return problem::KEY_MISSING.respond(e),
+        Err(e @ KeyError::Malformed(_)) => return problem::KEY_MALFORMED.respond(e),
     };
     let body = req.bytes().await?;
     if body.len() > MAX_BODY {
@@ -206,11 +185,11 @@ impl DurableObject for KeyObject {
                 respond(&resp, false)
             }
             Reply::Replay(resp) => respond(&resp, true),
-            Reply::Mismatch => KEY_MISMATCH.respond(format!(
+            Reply::Mismatch => problem::KEY_MISMATCH.respond(format!(
                 "key {key} was first used with a different request body"
             )),
             Reply::InProgress(secs) => {
-                let resp = KEY_IN_PROGRESS.respond(format!("retry in {secs} s"))?;
+                let resp = problem::KEY_IN_PROGRESS.respond(format!("retry in {secs} s"))?;
                 http::with_header(resp, "retry-after", &secs.to_string())
             }
         }

@@ -27,6 +27,10 @@ kinds! {
     UNAUTHORIZED = (401, "unauthorized", "Missing or wrong bearer token");
     BAD_EVENT = (400, "invalid-event", "The event cannot be read");
     BAD_REQUEST = (400, "bad-request", "Bad request");
+    KEY_MISSING = (400, "idempotency-key-missing", "Idempotency-Key is required");
+    KEY_MALFORMED = (400, "idempotency-key-malformed", "Idempotency-Key is malformed");
+    KEY_MISMATCH = (422, "idempotency-key-reused", "Idempotency-Key was used for a different request");
+    KEY_IN_PROGRESS = (409, "idempotency-key-in-progress", "A request with this Idempotency-Key is still being processed");
     IN_FLIGHT = (409, "in-flight", "Another copy of this event is being processed");
     BAD_GATEWAY = (502, "destination-failed", "The destination did not accept the event");
     NOT_DURABLE = (503, "not-durable", "The event could not be made durable; retry");
