@@ -8,7 +8,7 @@
 #                 http://127.0.0.1:8787, state persisted in .wrangler/state; prints a
 #                 signed sample curl first (scripts/sample-delivery.sh makes more)
 #   make test     setup + build + cargo test --workspace (the e2e tests start wrangler)
-#   make bench    run bench/run.sh
+#   make bench    setup + build + bench/run.sh: one table (BENCH_QUICK=1 for a tiny load)
 #   make fmt      cargo fmt (fmt-check: verify only)
 #   make clippy   clippy natively (core, tests) and for wasm32 (edge)
 
@@ -70,9 +70,9 @@ dev: setup build .dev.vars
 test: setup build
 	cargo test --workspace
 
-bench:
-	@if [[ -f bench/run.sh ]]; then bash bench/run.sh; \
-	else echo "bench: bench/run.sh does not exist yet; nothing to run"; fi
+# The table for the README (BENCH_QUICK=1: a tiny load, what CI runs).
+bench: setup build
+	bash bench/run.sh
 
 fmt:
 	cargo fmt --all
