@@ -81,5 +81,5 @@ fmt-check:
 	cargo fmt --all -- --check
 
 clippy:
-	cargo clippy -p hookonce-core -p hookonce-e2e --all-targets --no-deps -- $(CLIPPY_FLAGS)
+	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen --all-targets --no-deps -- $(CLIPPY_FLAGS)
 	cargo clippy -p hookonce-edge --target wasm32-unknown-unknown --no-deps -- $(CLIPPY_FLAGS)
