@@ -45,7 +45,7 @@ struct Due {
     first_attempt_at: Option<i64>,
     next_attempt_at: i64,
     destination: Option<String>,
-    body: Option<Vec<u8>>,
+    body: Option<store::Blob>,
 }
 
 /// Makes sure the alarm fires no later than `at`.
@@ -179,7 +179,7 @@ pub async fn deliver_due(state: &State, loaded: &sources::Loaded) -> Result<()> 
         let (Some((url, schedule, timeout)), Some(secret), Some(body)) = (
             route(loaded, &head, &default),
             loaded.forward_secret.as_ref(),
-            head.body.as_ref(),
+            head.body.as_ref().map(|b| b.0.as_slice()),
         ) else {
             // The source stopped forwarding, or the body is gone: nothing can be sent.
             finish(

@@ -134,7 +134,7 @@ struct KeyRow {
     fingerprint: String,
     status: i64,
     content_type: String,
-    response: Vec<u8>,
+    response: store::Blob,
     expires_at: i64,
 }
 
@@ -153,7 +153,7 @@ fn read_key(sql: &SqlStorage) -> Result<Option<KeyState>> {
             response: StoredResponse {
                 status: u16::try_from(r.status).ok()?,
                 content_type: r.content_type,
-                body: r.response,
+                body: r.response.0,
             },
             expires_at: UnixSeconds(r.expires_at),
         })
