@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{
     js_sys, AbortSignal, Env, Fetch, Headers, Method, Request, RequestInit, Response, Result,
-    SqlStorage, SqlStorageValue, State,
+    ScheduledTime, SqlStorage, SqlStorageValue, State,
 };
 
 use crate::entity::EntityObject;
@@ -54,7 +54,11 @@ pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> Result<()> {
     let want = at.0 * 1000;
     match storage.get_alarm().await? {
         Some(existing) if existing <= want => Ok(()),
-        _ => storage.set_alarm(want).await,
+        // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
+        _ => {
+            let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
+            storage.set_alarm(ScheduledTime::new(date)).await
+        }
     }
 }
 
