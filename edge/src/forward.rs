@@ -206,7 +206,9 @@ pub async fn deliver_due(state: &State, loaded: &sources::Loaded) -> Result<()> 
             body,
         )
         .await;
-        let now = clock::now();
+        // Rounded up: a wait of n seconds from a truncated now could end up to 1 s early,
+        // before a Retry-After has run out.
+        let now = clock::now_ceil();
         let first = UnixSeconds(head.first_attempt_at.unwrap_or(now.0));
         let attempts = u32::try_from(attempt).unwrap_or(u32::MAX);
         match schedule.next(attempts, &result, first, now, jitter()) {
