@@ -56,3 +56,39 @@ fn the_same_key_under_another_token_is_another_message() {
     want.sort();
     assert_eq!(ids, want, "one delivery per token: {reqs:?}");
 }
+
+#[test]
+fn one_key_published_at_once_under_two_tokens_gets_two_message_ids() {
+    let w = Worker::builder()
+        .secret("HOOKONCE_PUBLISH_TOKENS", "token-one,token-two")
+        .start();
+    // Nothing listens on port 9: delivery does not matter here, only the receipts.
+    let body = publish::body(
+        "http://127.0.0.1:9/none",
+        "order.paid",
+        json!({ "order": 1 }),
+    );
+    for i in 0..20 {
+        let key = publish::sf_string(&format!("simultaneous-{i}"));
+        let barrier = std::sync::Barrier::new(2);
+        let ids: Vec<serde_json::Value> = std::thread::scope(|s| {
+            let handles: Vec<_> = ["token-one", "token-two"]
+                .into_iter()
+                .map(|token| {
+                    let (w, barrier, key, body) = (&w, &barrier, &key, &body);
+                    s.spawn(move || {
+                        barrier.wait();
+                        let r = publish::post(w, Some(token), Some(key), body);
+                        assert_eq!(r.status, 202, "{r}");
+                        r.json()["message_id"].clone()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_ne!(
+            ids[0], ids[1],
+            "two messages accepted in the same millisecond share a message id (webhook-id)"
+        );
+    }
+}
