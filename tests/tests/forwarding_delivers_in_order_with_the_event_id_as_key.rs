@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hookonce_e2e::origin::{self, Origin};
+use hookonce_e2e::origin::{self, Origin, Reply};
 use serde_json::json;
 
 #[test]
@@ -71,4 +71,37 @@ fn events_reach_the_origin_in_order_per_entity_keyed_by_event_id() {
             assert_eq!(row["last_result"], "http 200");
         }
     }
+}
+
+#[test]
+fn a_failing_head_holds_back_the_rest_of_its_entity() {
+    let o = Origin::start();
+    let w = origin::worker(json!({
+        "url": o.url("/hooks"),
+        "schedule_secs": [1, 1, 2],
+        "window_secs": 20,
+        "timeout_secs": 2,
+    }));
+    o.script([Reply::Status(500), Reply::Status(500)]);
+    let ids = ["evt_hol_0", "evt_hol_1", "evt_hol_2"];
+    for id in ids {
+        let (r, _) = origin::deliver(&w, id, "ent_hol");
+        assert_eq!(r.status, 200, "{r}");
+    }
+    let reqs = o.wait_for(Duration::from_secs(30), |reqs| {
+        reqs.iter()
+            .any(|r| r.header("idempotency-key") == Some("evt_hol_2") && r.reply == Reply::OK)
+    });
+    let keys: Vec<&str> = reqs.iter().map(|r| r.must("idempotency-key")).collect();
+    let pos = |key: &str, ok: bool| {
+        reqs.iter()
+            .position(|r| r.header("idempotency-key") == Some(key) && (!ok || r.reply == Reply::OK))
+            .unwrap()
+    };
+    assert_eq!(&keys[..3], ["evt_hol_0"; 3], "the head is retried first");
+    assert!(
+        pos("evt_hol_0", true) < pos("evt_hol_1", false)
+            && pos("evt_hol_1", false) < pos("evt_hol_2", false),
+        "nothing overtakes the head while it is retried: {keys:?}"
+    );
 }

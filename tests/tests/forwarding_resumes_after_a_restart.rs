@@ -47,5 +47,8 @@ fn pending_rows_are_delivered_after_a_restart() {
         .into_iter()
         .find(|r| r.reply == Reply::OK)
         .unwrap();
-    assert!(first_ok.attempt() >= 2, "the attempt count survived the restart");
+    assert!(
+        first_ok.attempt() >= 2,
+        "the attempt count survived the restart"
+    );
 }
