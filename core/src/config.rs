@@ -453,7 +453,9 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
             .ok_or_else(|| r.invalid("schedule_secs", "expected a list of whole seconds"))?,
         Some(_) => return Err(r.invalid("schedule_secs", "expected a list of whole seconds")),
     };
-    let window = r.seconds("window_secs")?.unwrap_or(Schedule::DEFAULT_WINDOW);
+    let window = r
+        .seconds("window_secs")?
+        .unwrap_or(Schedule::DEFAULT_WINDOW);
     let schedule = Schedule::new(delays, window).map_err(|e| match e {
         ScheduleError::ZeroWindow | ScheduleError::WindowTooLong => {
             r.invalid("window_secs", "expected 1 s to 30 days")

@@ -770,7 +770,11 @@ mod tests {
 /// (draft §2.2 leaves scope to the resource), and the token itself never appears in it.
 pub fn scope(token: &str, key: &IdempotencyKey) -> String {
     let digest = Sha256::digest(token.as_bytes());
-    format!("{}/{}", crate::verify::hex::encode(&digest[..16]), key.as_str())
+    format!(
+        "{}/{}",
+        crate::verify::hex::encode(&digest[..16]),
+        key.as_str()
+    )
 }
 
 /// A message id for a publish accepted under `scope` at `accepted_at_ms`: unique per
