@@ -52,7 +52,8 @@ fn gone_and_exhausted_rows_are_dead_until_an_admin_retries_them() {
     assert_eq!(rows[0]["attempts"], tries.len() as u64, "{rows:#?}");
     let span = tries.last().unwrap().at - tries[0].at;
     assert!(
-        span <= Duration::from_secs(6),
+        // Last try at most a 2 s delay after the window opened; 1 s slack for a late alarm.
+        span <= Duration::from_secs(7),
         "attempts went on for {span:?}, past the 4 s window"
     );
     assert!(rows[0]["last_result"].as_str().unwrap().contains("500"));
