@@ -145,6 +145,11 @@ impl Origin {
         self.shared.state.lock().unwrap().script.extend(replies);
     }
 
+    /// Answer the next `n` requests with 500.
+    pub fn fail_first(&self, n: usize) {
+        self.script(std::iter::repeat_n(Reply::Status(500), n));
+    }
+
     /// What to answer once the script is used up (initially `Reply::OK`).
     pub fn set_default(&self, reply: Reply) {
         self.shared.state.lock().unwrap().default = Some(reply);

@@ -25,7 +25,7 @@ fn failures_are_retried_and_retry_after_is_honoured() {
     }));
 
     // 1. Two 500s, then 200.
-    o.script([Reply::Status(500), Reply::Status(500)]);
+    o.fail_first(2);
     let (r, _) = origin::deliver(&w, "evt_fail_twice", "ent_retry");
     assert_eq!(r.status, 200, "{r}");
     let reqs = o.wait_for(Duration::from_secs(20), |r| {
