@@ -2,7 +2,8 @@
 # Install everything `make build` / `make dev` / `make test` need. Idempotent: each step
 # checks first and is a fast no-op when its tool is already present at the right version.
 #   rust target wasm32-unknown-unknown, worker-build (pinned), wasm-bindgen-cli (= Cargo.lock),
-#   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22).
+#   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22),
+#   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -77,4 +78,19 @@ else
     fi
     rm -f "$log"
     touch "$stamp"
+fi
+
+# 5. standardwebhooks (PyPI): an independent verifier for the e2e signature test.
+if python3 -c "from standardwebhooks.webhooks import Webhook" 2>/dev/null; then
+    step "standardwebhooks (python)" "present"
+elif command -v python3 >/dev/null; then
+    step "standardwebhooks (python)" "pip install"
+    log=$(mktemp)
+    if ! python3 -m pip install --quiet standardwebhooks >"$log" 2>&1 \
+        && ! python3 -m pip install --quiet --user standardwebhooks >"$log" 2>&1; then
+        cat "$log" >&2; rm -f "$log"; die "pip install standardwebhooks failed"
+    fi
+    rm -f "$log"
+else
+    echo "bootstrap: warning: python3 not found; the signature e2e test needs it" >&2
 fi

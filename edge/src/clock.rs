@@ -6,3 +6,8 @@ use hookonce_core::UnixSeconds;
 pub fn now() -> UnixSeconds {
     UnixSeconds((worker::Date::now().as_millis() / 1000) as i64)
 }
+
+/// Now, rounded up to whole unix seconds: a time computed from it is never early.
+pub fn now_ceil() -> UnixSeconds {
+    UnixSeconds(worker::Date::now().as_millis().div_ceil(1000) as i64)
+}

@@ -344,7 +344,7 @@ impl EntityObject {
         struct Row {
             source: String,
             headers: String,
-            body: Vec<u8>,
+            body: store::Blob,
         }
         let row: Option<Row> = self
             .state
@@ -380,11 +380,11 @@ impl EntityObject {
         headers.extend(sources::sign_as_provider(
             source,
             &headers,
-            &row.body,
+            &row.body.0,
             clock::now(),
         ));
         let before = self.fingerprint()?;
-        let resp = self.pipeline(&row.source, &headers, &row.body).await?;
+        let resp = self.pipeline(&row.source, &headers, &row.body.0).await?;
         let after = self.fingerprint()?;
         let outcome = resp.headers().get("hookonce-outcome")?.unwrap_or_default();
         let resp_status = resp.status_code();

@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{
     js_sys, AbortSignal, Env, Fetch, Headers, Method, Request, RequestInit, Response, Result,
-    SqlStorage, SqlStorageValue, State,
+    ScheduledTime, SqlStorage, SqlStorageValue, State,
 };
 
 use crate::entity::EntityObject;
@@ -45,7 +45,7 @@ struct Due {
     first_attempt_at: Option<i64>,
     next_attempt_at: i64,
     destination: Option<String>,
-    body: Option<Vec<u8>>,
+    body: Option<store::Blob>,
 }
 
 /// Makes sure the alarm fires no later than `at`.
@@ -54,7 +54,11 @@ pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> Result<()> {
     let want = at.0 * 1000;
     match storage.get_alarm().await? {
         Some(existing) if existing <= want => Ok(()),
-        _ => storage.set_alarm(want).await,
+        // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
+        _ => {
+            let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
+            storage.set_alarm(ScheduledTime::new(date)).await
+        }
     }
 }
 
@@ -179,7 +183,7 @@ pub async fn deliver_due(state: &State, loaded: &sources::Loaded) -> Result<()> 
         let (Some((url, schedule, timeout)), Some(secret), Some(body)) = (
             route(loaded, &head, &default),
             loaded.forward_secret.as_ref(),
-            head.body.as_ref(),
+            head.body.as_ref().map(|b| b.0.as_slice()),
         ) else {
             // The source stopped forwarding, or the body is gone: nothing can be sent.
             finish(
@@ -202,7 +206,9 @@ pub async fn deliver_due(state: &State, loaded: &sources::Loaded) -> Result<()> 
             body,
         )
         .await;
-        let now = clock::now();
+        // Rounded up: a wait of n seconds from a truncated now could end up to 1 s early,
+        // before a Retry-After has run out.
+        let now = clock::now_ceil();
         let first = UnixSeconds(head.first_attempt_at.unwrap_or(now.0));
         let attempts = u32::try_from(attempt).unwrap_or(u32::MAX);
         match schedule.next(attempts, &result, first, now, jitter()) {

@@ -26,6 +26,8 @@ use crate::{clock, forward, http, store};
 const MAX_BODY: usize = 1 << 20;
 const PATH: &str = "/v1/messages";
 const KEY_HEADER: &str = "x-hookonce-key";
+/// The (token, key) scope, which message ids are derived from.
+const SCOPE_HEADER: &str = "x-hookonce-scope";
 
 /// What a publish request says.
 #[derive(Deserialize)]
@@ -75,15 +77,15 @@ pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
         return problem::BAD_REQUEST.respond(e);
     }
     let headers = Headers::new();
+    let scope = idempotency::scope(token, &key);
     headers.set(KEY_HEADER, key.as_str())?;
+    headers.set(SCOPE_HEADER, &scope)?;
     let mut init = RequestInit::new();
     init.with_method(Method::Post)
         .with_headers(headers)
         .with_body(Some(js_sys::Uint8Array::from(body.as_slice()).into()));
     let inner = Request::new_with_init("https://key.hookonce/publish", &init)?;
-    let stub = env
-        .durable_object("KEYS")?
-        .get_by_name(&idempotency::scope(token, &key))?;
+    let stub = env.durable_object("KEYS")?.get_by_name(&scope)?;
     match stub.fetch_with_request(inner).await {
         Ok(resp) => Ok(resp),
         Err(e) => problem::NOT_DURABLE.respond(format!("the key store failed: {e}")),
@@ -113,7 +115,7 @@ struct KeyRow {
     fingerprint: String,
     status: i64,
     content_type: String,
-    response: Vec<u8>,
+    response: store::Blob,
     expires_at: i64,
 }
 
@@ -132,7 +134,7 @@ fn read_key(sql: &SqlStorage) -> Result<Option<KeyState>> {
             response: StoredResponse {
                 status: u16::try_from(r.status).ok()?,
                 content_type: r.content_type,
-                body: r.response,
+                body: r.response.0,
             },
             expires_at: UnixSeconds(r.expires_at),
         })
@@ -171,13 +173,14 @@ impl DurableObject for KeyObject {
             Err(e) => return problem::CONFIG.respond(e),
         };
         let key = req.headers().get(KEY_HEADER)?.unwrap_or_default();
+        let scope = req.headers().get(SCOPE_HEADER)?.unwrap_or_default();
         let body = req.bytes().await?;
         let message = match parse_message(&body) {
             Ok(m) => m,
             Err(e) => return problem::BAD_REQUEST.respond(e),
         };
         let now = clock::now();
-        let reply = self.claim(&key, &body, &message, now, &loaded.key_policy)?;
+        let reply = self.claim(&key, &scope, &body, &message, now, &loaded.key_policy)?;
         match reply {
             Reply::Created(resp) => {
                 // Delivery now; the alarm then keeps itself set until the key expires.
@@ -216,6 +219,7 @@ impl KeyObject {
     fn claim(
         &self,
         key: &str,
+        scope: &str,
         body: &[u8],
         message: &Message,
         now: UnixSeconds,
@@ -228,7 +232,7 @@ impl KeyObject {
             Ok(match decide(stored.as_ref(), &fingerprint, now, policy) {
                 KeyDecision::Proceed { .. } => {
                     let accepted_ms = worker::Date::now().as_millis() as i64;
-                    let id = idempotency::message_id(key, accepted_ms);
+                    let id = idempotency::message_id(scope, accepted_ms);
                     let receipt = json!({
                         "message_id": id,
                         "idempotency_key": key,

@@ -293,3 +293,37 @@ pub fn release(sql: &SqlStorage, id: &EventId, ours: UnixSeconds) -> worker::Res
     }
     Ok(())
 }
+
+/// A BLOB column. SQL cursors hand BLOBs over as `ArrayBuffer`s, which serde-wasm-bindgen
+/// presents as bytes, not as the sequence a plain `Vec<u8>` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Blob(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for Blob {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Blob;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a BLOB")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Blob, E> {
+                Ok(Blob(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Blob, E> {
+                Ok(Blob(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Blob, E> {
+                Ok(Blob(v.as_bytes().to_vec()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Blob, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(Blob(out))
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
+}

@@ -28,6 +28,9 @@
 //! process group under a small bash guard that tears the group down if the test process dies
 //! (panic, Ctrl-C, SIGKILL); `kill`/`Drop` tear it down too.
 
+pub mod origin;
+pub mod publish;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;

@@ -1,0 +1,437 @@
+//! A real HTTP origin for forwarding tests: a `TcpListener` on 127.0.0.1:0, one thread per
+//! connection, minimal HTTP/1.1 (Content-Length or chunked bodies, `Connection: close`
+//! answers). It records every request and answers from a script.
+//!
+//! ```no_run
+//! use hookonce_e2e::origin::{Origin, Reply};
+//! use std::time::Duration;
+//!
+//! let o = Origin::start();
+//! o.script([Reply::Status(500), Reply::Status(500)]); // then the default, 200
+//! // ... configure a source with forward.url = o.url("/hooks") ...
+//! let reqs = o.wait_for(Duration::from_secs(20), |r| r.len() >= 3);
+//! assert_eq!(reqs[2].header("hookonce-attempt"), Some("3"));
+//! ```
+
+use std::collections::{BTreeMap, VecDeque};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+/// How the origin answers one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// This status, empty body.
+    Status(u16),
+    /// 429 with `Retry-After: secs`.
+    TooManyRequests(u64),
+    /// 410 Gone.
+    Gone,
+    /// Sleep this long, then answer 200 (the caller has usually given up by then).
+    Hang(Duration),
+    /// Apply the request's `Idempotency-Key` (once per key, ever), then answer this status:
+    /// `Apply(500)` is an application that committed and then failed to answer.
+    Apply(u16),
+}
+
+impl Reply {
+    /// 200.
+    pub const OK: Reply = Reply::Status(200);
+}
+
+/// One request the origin received.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub method: String,
+    pub path: String,
+    /// Names lower-cased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// When the request line arrived.
+    pub at: Instant,
+    pub wall: SystemTime,
+    /// What the origin answered (or is answering).
+    pub reply: Reply,
+}
+
+impl Recorded {
+    /// First header with this name (case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A header that must be there.
+    pub fn must(&self, name: &str) -> &str {
+        self.header(name)
+            .unwrap_or_else(|| panic!("request has no {name} header: {self:?}"))
+    }
+
+    /// `hookonce-attempt` as a number.
+    pub fn attempt(&self) -> u32 {
+        self.must("hookonce-attempt")
+            .parse()
+            .expect("hookonce-attempt is a number")
+    }
+
+    /// Body as JSON.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).expect("forwarded body is JSON")
+    }
+}
+
+#[derive(Default)]
+struct State {
+    requests: Vec<Recorded>,
+    script: VecDeque<Reply>,
+    default: Option<Reply>,
+    /// Idempotency-Key -> how many times the application applied it (1 when idempotent).
+    applied: BTreeMap<String, u32>,
+    /// Effects carried out (each first application of a key is one).
+    effects: u32,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    changed: Condvar,
+    stop: AtomicBool,
+}
+
+/// The running origin; stops accepting when dropped.
+pub struct Origin {
+    /// `http://127.0.0.1:PORT`, no trailing slash.
+    pub base: String,
+    shared: Arc<Shared>,
+}
+
+impl Origin {
+    /// Listen on a free loopback port; answers 200 unless scripted otherwise.
+    pub fn start() -> Origin {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind origin");
+        let port = listener.local_addr().expect("origin addr").port();
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            stop: AtomicBool::new(false),
+        });
+        let s = shared.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if s.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let s = s.clone();
+                std::thread::spawn(move || serve(conn, &s));
+            }
+        });
+        Origin {
+            base: format!("http://127.0.0.1:{port}"),
+            shared,
+        }
+    }
+
+    /// `base` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Answer the next requests with these replies, in order (appended to what is queued).
+    pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
+        self.shared.state.lock().unwrap().script.extend(replies);
+    }
+
+    /// Answer the next `n` requests with 500.
+    pub fn fail_first(&self, n: usize) {
+        self.script(std::iter::repeat_n(Reply::Status(500), n));
+    }
+
+    /// What to answer once the script is used up (initially `Reply::OK`).
+    pub fn set_default(&self, reply: Reply) {
+        self.shared.state.lock().unwrap().default = Some(reply);
+    }
+
+    /// Every request so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.shared.state.lock().unwrap().requests.clone()
+    }
+
+    /// Effects applied by the idempotent application (`Reply::Apply`).
+    pub fn effects(&self) -> u32 {
+        self.shared.state.lock().unwrap().effects
+    }
+
+    /// How many times each key was applied (all 1 for an idempotent application).
+    pub fn applied(&self) -> BTreeMap<String, u32> {
+        self.shared.state.lock().unwrap().applied.clone()
+    }
+
+    /// Waits until `done(requests)` holds; panics with the requests after `timeout`.
+    pub fn wait_for(
+        &self,
+        timeout: Duration,
+        mut done: impl FnMut(&[Recorded]) -> bool,
+    ) -> Vec<Recorded> {
+        let deadline = Instant::now() + timeout;
+        let mut st = self.shared.state.lock().unwrap();
+        loop {
+            if done(&st.requests) {
+                return st.requests.clone();
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let seen: Vec<String> = st.requests.iter().map(summary).collect();
+                panic!(
+                    "origin: condition not met within {timeout:?}; {} requests:\n{}",
+                    seen.len(),
+                    seen.join("\n")
+                );
+            }
+            st = self
+                .shared
+                .changed
+                .wait_timeout(st, deadline - now)
+                .unwrap()
+                .0;
+        }
+    }
+
+    /// Waits for at least `n` requests.
+    pub fn wait_requests(&self, n: usize, timeout: Duration) -> Vec<Recorded> {
+        self.wait_for(timeout, |r| r.len() >= n)
+    }
+}
+
+/// One line per request, for failure messages.
+pub fn summary(r: &Recorded) -> String {
+    format!(
+        "{} {} key={:?} attempt={:?} -> {:?} body={}",
+        r.method,
+        r.path,
+        r.header("idempotency-key"),
+        r.header("hookonce-attempt"),
+        r.reply,
+        String::from_utf8_lossy(&r.body)
+    )
+}
+
+impl Drop for Origin {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect(self.base.trim_start_matches("http://"));
+    }
+}
+
+fn serve(conn: TcpStream, shared: &Shared) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
+    let mut reader = BufReader::new(conn.try_clone().expect("clone stream"));
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return; // a wake-up connect, or a probe
+    }
+    let at = Instant::now();
+    let wall = SystemTime::now();
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_string();
+    let path = parts.next().unwrap_or_default().to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            return;
+        }
+        let h = h.trim_end_matches(['\r', '\n']);
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
+        }
+    }
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if let Some(n) = get("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        body.resize(n, 0);
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+    } else if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            if reader.read_line(&mut size).unwrap_or(0) == 0 {
+                return;
+            }
+            let size = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
+                .unwrap_or(0);
+            let mut chunk = vec![0; size + 2]; // data + CRLF
+            if reader.read_exact(&mut chunk).is_err() {
+                return;
+            }
+            if size == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..size]);
+        }
+    }
+
+    let key = get("idempotency-key");
+    let reply = {
+        let mut st = shared.state.lock().unwrap();
+        let reply = st
+            .script
+            .pop_front()
+            .or_else(|| st.default.clone())
+            .unwrap_or(Reply::OK);
+        if let (Reply::Apply(_), Some(k)) = (&reply, &key) {
+            let count = st.applied.entry(k.clone()).or_insert(0);
+            if *count == 0 {
+                *count = 1;
+                st.effects += 1;
+            }
+        }
+        st.requests.push(Recorded {
+            method,
+            path,
+            headers,
+            body,
+            at,
+            wall,
+            reply: reply.clone(),
+        });
+        shared.changed.notify_all();
+        reply
+    };
+    let (status, extra) = match reply {
+        Reply::Status(s) | Reply::Apply(s) => (s, String::new()),
+        Reply::TooManyRequests(secs) => (429, format!("retry-after: {secs}\r\n")),
+        Reply::Gone => (410, String::new()),
+        Reply::Hang(d) => {
+            std::thread::sleep(d);
+            (200, String::new())
+        }
+    };
+    let mut conn = reader.into_inner();
+    let _ = write!(
+        conn,
+        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n{extra}\r\n"
+    );
+    let _ = conn.flush();
+}
+
+// ---------------------------------------------------------------------------------------
+// Webhook-side helpers for forwarding tests: a source that forwards, signed deliveries,
+// the read API.
+
+/// The source name the forwarding tests use.
+pub const SOURCE: &str = "acme";
+/// The secret of [`SOURCE`] (the dev `COCKPIT_SECRET` binding).
+pub const SECRET_BINDING: &str = "COCKPIT_SECRET";
+
+/// `HOOKONCE_SOURCES` with one Standard Webhooks source, [`SOURCE`], forwarding with
+/// `forward` (an object: `url`, `mode`, `schedule_secs`, ...). `item.snapshot` events are
+/// snapshots, `payment.captured` ledger entries of `/data/object/amount`, everything else
+/// a notification.
+pub fn sources(forward: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({
+        SOURCE: {
+            "scheme": "standard-webhooks",
+            "secrets": [SECRET_BINDING],
+            "tolerance_secs": 300,
+            "effects": {
+                "item.snapshot": "snapshot",
+                "payment.captured": { "ledger": "/data/object/amount" },
+                "*": "notify",
+            },
+            "forward": forward,
+        }
+    })
+}
+
+/// A Worker configured with [`sources`]`(forward)`.
+pub fn worker(forward: serde_json::Value) -> crate::Worker {
+    crate::Worker::builder()
+        .var("HOOKONCE_SOURCES", sources(forward))
+        .start()
+}
+
+/// An event body in the Standard Webhooks shape the default fields read.
+pub fn event_body(id: &str, kind: &str, entity: &str, created_at: i64) -> Vec<u8> {
+    serde_json::json!({
+        "id": id,
+        "type": kind,
+        "created_at": created_at,
+        "data": { "object": { "id": entity, "amount": 100, "note": format!("{kind} {id}") } },
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// Delivers `body` to `/webhooks/acme` as the provider would, freshly signed.
+pub fn deliver_body(w: &crate::Worker, id: &str, body: &[u8]) -> crate::Resp {
+    let secret = crate::dev_var(SECRET_BINDING);
+    let headers = crate::standard_webhooks_headers(&secret, id, crate::unix_now(), body);
+    w.post(&format!("/webhooks/{SOURCE}"), &headers, body)
+}
+
+/// Delivers a notification event `id` for `entity`; returns the response and the body sent.
+pub fn deliver(w: &crate::Worker, id: &str, entity: &str) -> (crate::Resp, Vec<u8>) {
+    let body = event_body(id, "item.noticed", entity, crate::unix_now());
+    (deliver_body(w, id, &body), body)
+}
+
+/// `Authorization: Bearer` with the dev admin token.
+pub fn admin_headers() -> Vec<(String, String)> {
+    vec![(
+        "authorization".into(),
+        format!("Bearer {}", crate::dev_var("HOOKONCE_ADMIN_TOKEN")),
+    )]
+}
+
+/// `GET /entities/acme/{entity}` with the admin token.
+pub fn entity(w: &crate::Worker, entity: &str) -> crate::Resp {
+    w.request(
+        "GET",
+        &format!("/entities/{SOURCE}/{entity}"),
+        &admin_headers(),
+        None,
+    )
+}
+
+/// The entity's outbox rows, oldest first.
+pub fn outbox(w: &crate::Worker, entity_key: &str) -> Vec<serde_json::Value> {
+    let r = entity(w, entity_key);
+    assert_eq!(r.status, 200, "{r}");
+    let mut rows = r.json()["outbox"].as_array().cloned().unwrap_or_default();
+    rows.sort_by_key(|o| o["seq"].as_i64());
+    rows
+}
+
+/// Polls the outbox until `done(rows)`; panics with the rows after `timeout`.
+pub fn wait_outbox(
+    w: &crate::Worker,
+    entity_key: &str,
+    timeout: Duration,
+    mut done: impl FnMut(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let rows = outbox(w, entity_key);
+        if done(&rows) {
+            return rows;
+        }
+        if Instant::now() > deadline {
+            panic!("outbox of {entity_key} not as expected within {timeout:?}: {rows:#?}");
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
