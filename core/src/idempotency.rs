@@ -111,6 +111,37 @@ impl IdempotencyKey {
         Ok(IdempotencyKey(key))
     }
 
+    /// A key from a value hookonce chose itself (an event or message id); `Malformed`
+    /// if an sf-string cannot carry it (empty, over 255 characters, not printable ASCII).
+    pub fn from_value(value: &str) -> Result<IdempotencyKey, KeyError> {
+        if value.is_empty() {
+            return Err(KeyError::Malformed("empty"));
+        }
+        if value.len() > MAX_KEY_LEN {
+            return Err(KeyError::Malformed("longer than 255 characters"));
+        }
+        if !value.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+            return Err(KeyError::Malformed("not printable ASCII"));
+        }
+        Ok(IdempotencyKey(value.to_owned()))
+    }
+
+    /// The field value to send: the key serialised as an sf-string (RFC 8941 §4.1.6),
+    /// which [`IdempotencyKey::parse`] reads back to the same key.
+    #[must_use]
+    pub fn to_header(&self) -> String {
+        let mut out = String::with_capacity(self.0.len() + 2);
+        out.push('"');
+        for c in self.0.chars() {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push('"');
+        out
+    }
+
     /// The key, unescaped.
     #[must_use]
     pub fn as_str(&self) -> &str {
@@ -789,6 +820,21 @@ pub fn message_id(scope: &str, accepted_at_ms: i64) -> String {
 #[cfg(test)]
 mod scope_tests {
     use super::*;
+
+    #[test]
+    fn a_key_hookonce_sends_parses_back_to_the_same_key() {
+        for value in ["evt_01M480J2CTN4T8D9E8D2TBN1KC", "a\"b\\c", " x "] {
+            let key = IdempotencyKey::from_value(value).unwrap();
+            let sent = key.to_header();
+            assert_eq!(IdempotencyKey::parse(Some(&sent)).unwrap().as_str(), value);
+        }
+        assert_eq!(
+            IdempotencyKey::from_value("evt_1").unwrap().to_header(),
+            "\"evt_1\""
+        );
+        assert!(IdempotencyKey::from_value("évt").is_err());
+        assert!(IdempotencyKey::from_value("").is_err());
+    }
 
     #[test]
     fn the_same_key_under_two_tokens_lives_in_two_places() {

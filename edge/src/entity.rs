@@ -7,6 +7,7 @@
 use hookonce_core::config::{FieldSource, ForwardMode};
 use hookonce_core::decide::{decide, Decision, Plan};
 use hookonce_core::event::{Event, EventId};
+use hookonce_core::retention::Retention;
 use hookonce_core::UnixSeconds;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -129,6 +130,10 @@ impl EntityObject {
         let handled = self.run(&event, plan, &raw, now)?;
         if handled.enqueued {
             forward::ensure_alarm(&self.state, now).await?;
+        }
+        if handled.rows_written > 0 && source.config.retention != Retention::Forever {
+            // Ids past their retention are pruned by the alarm; make sure one is set.
+            forward::ensure_alarm(&self.state, now.plus(forward::PRUNE_EVERY)).await?;
         }
         if let Some(until) = handled.claim {
             return forward::call_and_commit(

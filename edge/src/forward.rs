@@ -10,6 +10,7 @@
 
 use hookonce_core::config::DEFAULT_FORWARD_TIMEOUT;
 use hookonce_core::event::Event;
+use hookonce_core::idempotency::IdempotencyKey;
 use hookonce_core::retry::{parse_retry_after, AttemptResult, Next, Schedule};
 use hookonce_core::verify::Secret;
 use hookonce_core::{sign, Seconds, UnixSeconds};
@@ -26,7 +27,7 @@ use crate::entity::EntityObject;
 use crate::problem::{self, json_response};
 use crate::sources::{self, Source};
 use crate::store::{self, Raw};
-use crate::{clock, http};
+use crate::{clock, http, webhook};
 
 #[wasm_bindgen]
 extern "C" {
@@ -62,6 +63,13 @@ pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> Result<()> {
     }
 }
 
+/// The id as the draft's sf-string (`"evt_…"`), so a receiver that parses
+/// `Idempotency-Key` strictly reads back exactly the id; an id no sf-string can carry
+/// (non-ASCII) is sent as it is, and `webhook-id` always carries it verbatim.
+fn idempotency_key(id: &str) -> String {
+    IdempotencyKey::from_value(id).map_or_else(|_| id.to_owned(), |k| k.to_header())
+}
+
 /// One POST of `body` to the destination, signed with hookonce's own secret.
 async fn send(
     url: &str,
@@ -77,7 +85,7 @@ async fn send(
     let signature = sign::standard_webhooks(secret, event_id, now, body);
     let set = || -> Result<()> {
         headers.set("content-type", "application/json")?;
-        headers.set("idempotency-key", event_id)?;
+        headers.set("idempotency-key", &idempotency_key(event_id))?;
         headers.set("webhook-id", event_id)?;
         headers.set("webhook-timestamp", &now.0.to_string())?;
         headers.set("webhook-signature", &signature)?;
@@ -255,32 +263,26 @@ fn finish(sql: &SqlStorage, seq: i64, status: &str, result: &str, now: UnixSecon
 
 /// Forgets processed ids older than the source's retention (never by default).
 async fn prune(state: &State, sql: &SqlStorage, loaded: &sources::Loaded) -> Result<()> {
-    #[derive(Deserialize)]
-    struct Src {
-        source: Option<String>,
-    }
-    // An entity object serves one source; its name is on any stored body or outbox row.
-    let src: Option<Src> = sql
-        .exec(
-            "SELECT COALESCE((SELECT source FROM outbox LIMIT 1), (SELECT source FROM bodies LIMIT 1)) AS source",
-            None,
-        )?
-        .to_array()?
-        .into_iter()
-        .next();
-    let retention = src
-        .and_then(|s| s.source)
-        .and_then(|name| loaded.source(&name).map(|s| s.config.retention));
+    // An entity object serves one source, named in the object's own name.
+    let name = state.id().name();
+    let retention = name
+        .as_deref()
+        .and_then(webhook::source_of)
+        .and_then(|source| loaded.source(source))
+        .map(|s| s.config.retention);
     let now = clock::now();
     if let Some(cutoff) = retention.and_then(|r| r.prune_before(now)) {
         sql.exec(
             "DELETE FROM events WHERE processed_at < ? AND outcome != 'claimed'",
             vec![SqlStorageValue::from(cutoff.0)],
         )?;
-        ensure_alarm(state, now.plus(hookonce_core::Seconds::DAY)).await?;
+        ensure_alarm(state, now.plus(PRUNE_EVERY)).await?;
     }
     Ok(())
 }
+
+/// How often an entity with a finite retention prunes its processed ids.
+pub const PRUNE_EVERY: Seconds = Seconds::DAY;
 
 /// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
 pub async fn retry_dead(state: &State) -> Result<Response> {

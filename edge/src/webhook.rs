@@ -18,6 +18,11 @@ pub fn object_name(source: &str, entity: Option<&str>, event_id: &str) -> String
     }
 }
 
+/// The source an object serves, from its name (source names contain no `/`).
+pub fn source_of(object_name: &str) -> Option<&str> {
+    object_name.split_once('/').map(|(source, _)| source)
+}
+
 /// `GET /`: what this is and where things are.
 pub fn index() -> Value {
     json!({

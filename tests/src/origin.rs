@@ -47,7 +47,11 @@ pub struct Recorded {
     pub method: String,
     pub path: String,
     /// Names lower-cased, in arrival order.
+    /// `idempotency-key` is stored parsed (the key, unquoted), as a server following the
+    /// draft reads it; the value on the wire is in `idempotency_key_wire`.
     pub headers: Vec<(String, String)>,
+    /// The `Idempotency-Key` field exactly as sent.
+    pub idempotency_key_wire: Option<String>,
     pub body: Vec<u8>,
     /// When the request line arrived.
     pub at: Instant,
@@ -284,7 +288,22 @@ fn serve(conn: TcpStream, shared: &Shared) {
         }
     }
 
-    let key = get("idempotency-key");
+    // Read Idempotency-Key as an sf-string (draft-ietf-httpapi-idempotency-key-header);
+    // a malformed one is recorded as such and never matches an id.
+    let idempotency_key_wire = get("idempotency-key");
+    if let Some(wire) = &idempotency_key_wire {
+        let parsed = hookonce_core::idempotency::IdempotencyKey::parse(Some(wire))
+            .map_or_else(|e| format!("<malformed: {e}>"), |k| k.as_str().to_owned());
+        for (k, v) in headers.iter_mut() {
+            if k == "idempotency-key" {
+                *v = parsed.clone();
+            }
+        }
+    }
+    let key = headers
+        .iter()
+        .find(|(k, _)| k == "idempotency-key")
+        .map(|(_, v)| v.clone());
     let reply = {
         let mut st = shared.state.lock().unwrap();
         let reply = st
@@ -303,6 +322,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
             method,
             path,
             headers,
+            idempotency_key_wire,
             body,
             at,
             wall,

@@ -37,6 +37,11 @@ fn events_reach_the_origin_in_order_per_entity_keyed_by_event_id() {
         assert_eq!(r.path, "/hooks");
         let key = r.must("idempotency-key");
         assert_eq!(r.must("webhook-id"), key, "webhook-id is the key");
+        assert_eq!(
+            r.idempotency_key_wire.as_deref(),
+            Some(format!("\"{key}\"").as_str()),
+            "Idempotency-Key is sent as the draft's sf-string"
+        );
         let (_, _, body) = sent
             .iter()
             .find(|(_, id, _)| id == key)
