@@ -68,7 +68,7 @@ dev: setup build .dev.vars
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to .wrangler/state
 
 test: setup build
-	cargo test --workspace
+	cargo test --workspace --no-fail-fast
 
 # The table for the README (BENCH_QUICK=1: a tiny load, what CI runs).
 bench: setup build

@@ -27,6 +27,11 @@ fn pending_rows_are_delivered_after_a_restart() {
         assert_eq!(r.status, 200, "{r}");
     }
     o.wait_requests(1, Duration::from_secs(10));
+    // Stop only once the failed attempt is recorded: a kill between the origin's answer
+    // and that write loses the count (the row is then simply sent again as attempt 1).
+    origin::wait_outbox(&w, "ent_restart", Duration::from_secs(10), |rows| {
+        rows.iter().any(|r| r["attempts"].as_i64() >= Some(1))
+    });
     w.kill();
 
     o.set_default(Reply::OK);
