@@ -33,6 +33,7 @@ impl DurableObject for EntityObject {
         if let Err(e) = state.storage().sql().exec(store::SCHEMA, None) {
             worker::console_error!("hookonce: creating the entity schema failed: {e}");
         }
+        forward::rearm_on_start(&state);
         Self { state, env }
     }
 

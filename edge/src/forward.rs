@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{
     js_sys, AbortSignal, Env, Fetch, Headers, Method, Request, RequestInit, Response, Result,
-    ScheduledTime, SqlStorage, SqlStorageValue, State,
+    ScheduledTime, SqlStorage, SqlStorageValue, State, Storage,
 };
 
 use crate::entity::EntityObject;
@@ -51,7 +51,35 @@ struct Due {
 
 /// Makes sure the alarm fires no later than `at`.
 pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> Result<()> {
+    arm(&state.storage(), at).await
+}
+
+/// For an object's constructor: if pending outbox rows exist, make sure the alarm is set.
+/// The row and the alarm are written in two steps, so a crash between them would otherwise
+/// strand the row until the entity's next event; construction follows every restart.
+pub fn rearm_on_start(state: &State) {
+    #[derive(Deserialize)]
+    struct Next {
+        at: Option<i64>,
+    }
     let storage = state.storage();
+    // Discarded on purpose: the gate holds events back until this completes.
+    let _gate = state.block_concurrency_while(async move {
+        let next: Next = storage
+            .sql()
+            .exec(
+                "SELECT MIN(next_attempt_at) AS at FROM outbox WHERE status = 'pending'",
+                None,
+            )?
+            .one()?;
+        if let Some(at) = next.at {
+            arm(&storage, UnixSeconds(at)).await?;
+        }
+        Ok(())
+    });
+}
+
+async fn arm(storage: &Storage, at: UnixSeconds) -> Result<()> {
     let want = at.0 * 1000;
     match storage.get_alarm().await? {
         Some(existing) if existing <= want => Ok(()),

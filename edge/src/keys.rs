@@ -163,6 +163,7 @@ impl DurableObject for KeyObject {
                 worker::console_error!("hookonce: creating the key schema failed: {e}");
             }
         }
+        forward::rearm_on_start(&state);
         Self { state, env }
     }
 
