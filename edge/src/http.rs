@@ -1,6 +1,8 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
-use worker::{Request, Response, Result};
+use worker::{js_sys, Env, Headers, Method, Request, RequestInit, Response, Result};
+
+use crate::problem;
 
 /// The named request headers that are present, as owned pairs. Each lookup crosses into
 /// JavaScript, so only what a source reads is copied, not every header.
@@ -56,4 +58,26 @@ pub fn bearer<'t>(req: &Request, tokens: impl IntoIterator<Item = &'t str>) -> O
 pub fn with_header(mut resp: Response, name: &str, value: &str) -> Result<Response> {
     resp.headers_mut().set(name, value)?;
     Ok(resp)
+}
+
+/// POSTs `body` to the Durable Object `object` of namespace `binding`. A failure of the
+/// object is the one case hookonce answers 503: nothing was made durable, so retry.
+pub async fn post_to_object(
+    env: &Env,
+    binding: &str,
+    object: &str,
+    url: &str,
+    headers: Headers,
+    body: &[u8],
+) -> Result<Response> {
+    let mut init = RequestInit::new();
+    init.with_method(Method::Post)
+        .with_headers(headers)
+        .with_body(Some(js_sys::Uint8Array::from(body).into()));
+    let inner = Request::new_with_init(url, &init)?;
+    let stub = env.durable_object(binding)?.get_by_name(object)?;
+    match stub.fetch_with_request(inner).await {
+        Ok(resp) => Ok(resp),
+        Err(e) => problem::NOT_DURABLE.respond(format!("the {binding} store failed: {e}")),
+    }
 }

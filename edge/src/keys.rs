@@ -14,8 +14,8 @@ use hookonce_core::UnixSeconds;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{
-    durable_object, js_sys, DurableObject, Env, Headers, Method, Request, RequestInit, Response,
-    Result, SqlStorage, SqlStorageValue, State,
+    durable_object, DurableObject, Env, Headers, Request, Response, Result, SqlStorage,
+    SqlStorageValue, State,
 };
 
 use crate::problem;
@@ -80,16 +80,15 @@ pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
     let scope = idempotency::scope(token, &key);
     headers.set(KEY_HEADER, key.as_str())?;
     headers.set(SCOPE_HEADER, &scope)?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(headers)
-        .with_body(Some(js_sys::Uint8Array::from(body.as_slice()).into()));
-    let inner = Request::new_with_init("https://key.hookonce/publish", &init)?;
-    let stub = env.durable_object("KEYS")?.get_by_name(&scope)?;
-    match stub.fetch_with_request(inner).await {
-        Ok(resp) => Ok(resp),
-        Err(e) => problem::NOT_DURABLE.respond(format!("the key store failed: {e}")),
-    }
+    http::post_to_object(
+        env,
+        "KEYS",
+        &scope,
+        "https://key.hookonce/publish",
+        headers,
+        &body,
+    )
+    .await
 }
 
 const KEY_SCHEMA: &str = "

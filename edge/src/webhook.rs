@@ -3,7 +3,7 @@
 
 use hookonce_core::event::Event;
 use serde_json::{json, Value};
-use worker::{js_sys, Env, Method, Request, RequestInit, Response, Result};
+use worker::{Env, Request, RequestInit, Response, Result};
 
 use crate::entity::SOURCE_HEADER;
 use crate::problem;
@@ -77,17 +77,15 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
     // One copy of the provider's headers, made by the runtime, not header by header.
     let forwarded = req.headers().clone();
     forwarded.set(SOURCE_HEADER, name)?;
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(forwarded)
-        .with_body(Some(js_sys::Uint8Array::from(body.as_slice()).into()));
-    let inner = Request::new_with_init("https://entity.hookonce/ingest", &init)?;
-    let stub = env.durable_object("ENTITY")?.get_by_name(&object)?;
-    match stub.fetch_with_request(inner).await {
-        Ok(resp) => Ok(resp),
-        // 5xx only here: the event is not durable, so the provider must retry.
-        Err(e) => problem::NOT_DURABLE.respond(format!("the entity store failed: {e}")),
-    }
+    http::post_to_object(
+        env,
+        "ENTITY",
+        &object,
+        "https://entity.hookonce/ingest",
+        forwarded,
+        &body,
+    )
+    .await
 }
 
 /// The read and admin APIs: bearer token, then the entity's object.

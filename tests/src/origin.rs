@@ -164,6 +164,14 @@ impl Origin {
         self.shared.state.lock().unwrap().requests.clone()
     }
 
+    /// The `Idempotency-Key` of every request so far, in arrival order.
+    pub fn keys(&self) -> Vec<String> {
+        self.requests()
+            .iter()
+            .map(|r| r.must("idempotency-key").to_string())
+            .collect()
+    }
+
     /// Effects applied by the idempotent application (`Reply::Apply`).
     pub fn effects(&self) -> u32 {
         self.shared.state.lock().unwrap().effects
