@@ -49,6 +49,13 @@ use sha2::Sha256;
 
 pub mod events;
 
+/// One worker shared by every test in a test binary (each test uses its own entities),
+/// so a file of related tests starts wrangler once.
+pub fn shared_worker() -> &'static Worker {
+    static W: OnceLock<Worker> = OnceLock::new();
+    W.get_or_init(Worker::start)
+}
+
 /// The workspace root (where `wrangler.toml`, `build/` and `node_modules/` live).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -2,11 +2,10 @@
 //! stale signatures, oversized bodies, unreadable events, wrong methods, bad paths, and a
 //! few hundred random ones.
 
-use std::sync::OnceLock;
-
 use hookonce_e2e::events::*;
 use hookonce_e2e::{unix_now, wrangler_sources, Resp, Worker};
 use serde_json::json;
+use std::sync::OnceLock;
 
 /// `cockpit` as in wrangler.toml, plus `tiny`: the same with `max_body_bytes = 64`.
 fn worker() -> &'static Worker {

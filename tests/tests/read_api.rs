@@ -1,13 +1,7 @@
 //! The read API: bearer token required; entity and event lookups; 404 for what was never seen.
 
 use hookonce_e2e::events::*;
-use hookonce_e2e::Worker;
-use std::sync::OnceLock;
-
-fn worker() -> &'static Worker {
-    static W: OnceLock<Worker> = OnceLock::new();
-    W.get_or_init(Worker::start)
-}
+use hookonce_e2e::shared_worker as worker;
 
 #[test]
 fn the_read_api_needs_the_token_and_finds_what_was_delivered() {
