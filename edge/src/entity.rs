@@ -327,7 +327,9 @@ impl EntityObject {
             .into_iter()
             .next();
         match row {
-            None => problem::NOT_FOUND.respond(format!("event {id} has not been seen here")),
+            None => problem::NOT_FOUND.respond(format!(
+                "event {id} has not been seen by this entity; an event about an entity is found with ?entity=<its key>"
+            )),
             Some(r) => json_response(
                 200,
                 &json!({
