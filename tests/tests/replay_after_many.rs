@@ -11,14 +11,18 @@ fn replaying_an_early_event_after_a_thousand_others_changes_nothing() {
     let early_id = new_id("evt");
     let early = cardholder_created(&early_id, entity_id, &at(0), "Early").to_string();
     let secret = cockpit_secret();
-    let r = deliver_raw(
-        &w,
-        COCKPIT,
-        &secret,
-        &early_id,
-        unix_now(),
-        early.as_bytes(),
-    );
+    // Signed afresh at each call, as the provider signs each delivery of the same event.
+    let send_early = || {
+        deliver_raw(
+            &w,
+            COCKPIT,
+            &secret,
+            &early_id,
+            unix_now(),
+            early.as_bytes(),
+        )
+    };
+    let r = send_early();
     assert_eq!(outcome(&r), "applied");
 
     const N: u32 = 1000;
@@ -50,14 +54,7 @@ fn replaying_an_early_event_after_a_thousand_others_changes_nothing() {
     // Wait for the clock to move on a second so a rewritten timestamp would show.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     // The provider re-sends the same event id with a fresh timestamp and signature.
-    let r = deliver_raw(
-        &w,
-        COCKPIT,
-        &secret,
-        &early_id,
-        unix_now(),
-        early.as_bytes(),
-    );
+    let r = send_early();
     assert_eq!(r.status, 200, "{r}");
     assert_eq!(outcome(&r), "duplicate");
     assert_eq!(r.json()["rows_written"], 0, "{r}");
