@@ -128,8 +128,18 @@ pub fn expected_signature(secret: &str, msg_id: &str, ts: i64, body: &[u8]) -> S
 
 /// GET `path` with `Authorization: Bearer dev-admin-token`.
 pub fn admin_get(w: &Worker, path: &str) -> Resp {
+    admin_request(w, "GET", path)
+}
+
+/// `POST path` (empty body) with the admin token: requeue, replay.
+pub fn admin_post(w: &Worker, path: &str) -> Resp {
+    admin_request(w, "POST", path)
+}
+
+fn admin_request(w: &Worker, method: &str, path: &str) -> Resp {
     let auth = format!("Bearer {ADMIN_TOKEN}");
-    w.request("GET", path, &[("authorization", auth.as_str())], None)
+    let body: Option<&[u8]> = (method == "POST").then_some(b"");
+    w.request(method, path, &[("authorization", auth.as_str())], body)
 }
 
 /// `GET /entities/cockpit/{entity}` with the admin token.

@@ -417,22 +417,9 @@ pub fn deliver(w: &crate::Worker, id: &str, entity: &str) -> (crate::Resp, Vec<u
     (deliver_body(w, id, &body), body)
 }
 
-/// `Authorization: Bearer` with the dev admin token.
-pub fn admin_headers() -> Vec<(String, String)> {
-    vec![(
-        "authorization".into(),
-        format!("Bearer {}", crate::dev_var("HOOKONCE_ADMIN_TOKEN")),
-    )]
-}
-
 /// `GET /entities/acme/{entity}` with the admin token.
 pub fn entity(w: &crate::Worker, entity: &str) -> crate::Resp {
-    w.request(
-        "GET",
-        &format!("/entities/{SOURCE}/{entity}"),
-        &admin_headers(),
-        None,
-    )
+    crate::events::admin_get(w, &format!("/entities/{SOURCE}/{entity}"))
 }
 
 /// The entity's outbox rows, oldest first.

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use hookonce_e2e::origin::{self, admin_headers, Origin, Reply};
+use hookonce_e2e::events::admin_post;
+use hookonce_e2e::origin::{self, Origin, Reply};
 use serde_json::json;
 
 #[test]
@@ -66,12 +67,7 @@ fn gone_and_exhausted_rows_are_dead_until_an_admin_retries_them() {
     // The origin recovers; an admin requeues; both dead letters are delivered.
     o.set_default(Reply::OK);
     for entity in ["ent_gone", "ent_exhausted"] {
-        let r = w.request(
-            "POST",
-            &format!("/admin/outbox/acme/{entity}/retry"),
-            &admin_headers(),
-            Some(b""),
-        );
+        let r = admin_post(&w, &format!("/admin/outbox/acme/{entity}/retry"));
         assert_eq!(r.status, 200, "{r}");
         assert_eq!(r.json()["requeued"], 1, "{r}");
     }

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use hookonce_e2e::origin::{self, admin_headers, Origin};
+use hookonce_e2e::events::admin_post;
+use hookonce_e2e::origin::{self, Origin};
 use serde_json::json;
 
 #[test]
@@ -27,12 +28,7 @@ fn replaying_a_stored_event_is_a_duplicate_that_changes_nothing() {
     let origin_before = o.requests().len();
 
     for id in ["evt_snap", "evt_pay"] {
-        let r = w.request(
-            "POST",
-            &format!("/admin/replay/acme/{id}?entity=ent_replay"),
-            &admin_headers(),
-            Some(b""),
-        );
+        let r = admin_post(&w, &format!("/admin/replay/acme/{id}?entity=ent_replay"));
         assert_eq!(r.status, 200, "{r}");
         let j = r.json();
         assert_eq!(j["outcome"], "duplicate", "{r}");

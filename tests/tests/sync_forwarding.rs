@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use hookonce_e2e::events::admin_get;
 use hookonce_e2e::origin::{self, Origin, Reply};
 use hookonce_e2e::Worker;
 use serde_json::{json, Value};
@@ -14,12 +15,7 @@ fn sync_forward(o: &Origin) -> Value {
 }
 
 fn event_outcome(w: &Worker, id: &str, entity: &str) -> String {
-    let r = w.request(
-        "GET",
-        &format!("/events/acme/{id}?entity={entity}"),
-        &origin::admin_headers(),
-        None,
-    );
+    let r = admin_get(w, &format!("/events/acme/{id}?entity={entity}"));
     if r.status == 404 {
         return "unseen".into();
     }
