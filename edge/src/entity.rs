@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
 
 use crate::problem::{self, json_response};
-use crate::sources::{self, Source};
+use crate::sources::{self, Loaded, Source};
 use crate::store::{self, Raw};
 use crate::{clock, forward, http};
 
@@ -80,32 +80,25 @@ impl EntityObject {
         let Some(name) = req.headers().get(SOURCE_HEADER)? else {
             return problem::BAD_REQUEST.respond("internal request without a source");
         };
-        let loaded = sources::load(&self.env);
-        let names = match &*loaded {
-            Ok(l) => l.source(&name).map(|s| s.config.headers_read()),
-            Err(_) => None,
+        let config = sources::load(&self.env);
+        let (loaded, source) = match sources::lookup(&config, &name) {
+            Ok(found) => found,
+            Err(problem) => return problem,
         };
-        // An unknown source or a bad configuration is answered by the pipeline.
-        let headers = http::headers(&req, &names.unwrap_or_default());
-        self.pipeline(&name, &headers, &body).await
+        let headers = http::headers(&req, &source.config.headers_read());
+        self.pipeline(loaded, source, &headers, &body).await
     }
 
     /// Verify, parse, decide, write, respond; the same path for a provider's delivery and
     /// for an admin replay.
     async fn pipeline(
         &self,
-        name: &str,
+        loaded: &Loaded,
+        source: &Source,
         headers: &[(String, String)],
         body: &[u8],
     ) -> Result<Response> {
-        let loaded = sources::load(&self.env);
-        let loaded = match &*loaded {
-            Ok(l) => l,
-            Err(e) => return problem::CONFIG.respond(e),
-        };
-        let Some(source) = loaded.source(name) else {
-            return problem::UNKNOWN_SOURCE.respond(format!("no source named {name}"));
-        };
+        let name = source.config.name.as_str();
         let now = clock::now();
         // The Worker verified this already; the object does not trust its caller.
         let verified = match source.verifier.verify(headers, body, now) {
@@ -368,12 +361,10 @@ impl EntityObject {
         let Some(row) = row else {
             return problem::NOT_FOUND.respond(format!("no stored body for event {id}"));
         };
-        let loaded = sources::load(&self.env);
-        let Ok(loaded) = &*loaded else {
-            return problem::CONFIG.respond("configuration error");
-        };
-        let Some(source) = loaded.source(&row.source) else {
-            return problem::UNKNOWN_SOURCE.respond(format!("no source named {}", row.source));
+        let config = sources::load(&self.env);
+        let (loaded, source) = match sources::lookup(&config, &row.source) {
+            Ok(found) => found,
+            Err(problem) => return problem,
         };
         let Some(mut headers) = serde_json::from_str::<Map<String, Value>>(&row.headers)
             .ok()
@@ -392,7 +383,7 @@ impl EntityObject {
             clock::now(),
         ));
         let before = self.fingerprint()?;
-        let resp = self.pipeline(&row.source, &headers, &row.body.0).await?;
+        let resp = self.pipeline(loaded, source, &headers, &row.body.0).await?;
         let after = self.fingerprint()?;
         let outcome = resp.headers().get("hookonce-outcome")?.unwrap_or_default();
         let resp_status = resp.status_code();

@@ -11,7 +11,9 @@ use hookonce_core::config::{ConfigError, SourceConfig, Sources};
 use hookonce_core::idempotency::KeyPolicy;
 use hookonce_core::verify::{Scheme, Secret, Verifier};
 use hookonce_core::{sign, Seconds, UnixSeconds};
-use worker::Env;
+use worker::{Env, Response};
+
+use crate::problem;
 
 /// A source, ready to verify.
 pub struct Source {
@@ -38,6 +40,19 @@ impl Loaded {
     pub fn source(&self, name: &str) -> Option<&Source> {
         self.sources.get(name)
     }
+}
+
+/// The configuration and the named source, or the problem response that says why there is
+/// none (500 for a bad configuration, 404 for an unknown source).
+pub fn lookup<'a>(
+    loaded: &'a Result<Loaded, String>,
+    name: &str,
+) -> Result<(&'a Loaded, &'a Source), worker::Result<Response>> {
+    let loaded = loaded.as_ref().map_err(|e| problem::CONFIG.respond(e))?;
+    let source = loaded
+        .source(name)
+        .ok_or_else(|| problem::UNKNOWN_SOURCE.respond(format!("no source named {name}")))?;
+    Ok((loaded, source))
 }
 
 thread_local! {

@@ -40,13 +40,10 @@ pub fn index() -> Value {
 
 /// `POST /webhooks/{source}`: steps 1 and 2 at the edge, the rest in the entity's object.
 pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response> {
-    let loaded = sources::load(env);
-    let loaded = match &*loaded {
-        Ok(l) => l,
-        Err(e) => return problem::CONFIG.respond(e),
-    };
-    let Some(source) = loaded.source(name) else {
-        return problem::UNKNOWN_SOURCE.respond(format!("no source named {name}"));
+    let config = sources::load(env);
+    let (_, source) = match sources::lookup(&config, name) {
+        Ok(found) => found,
+        Err(problem) => return problem,
     };
     let limit = source.config.max_body;
     let declared = req
