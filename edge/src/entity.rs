@@ -4,7 +4,7 @@
 //! reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
-use hookonce_core::config::{FieldSource, ForwardMode};
+use hookonce_core::config::ForwardMode;
 use hookonce_core::decide::{decide, Decision, Plan};
 use hookonce_core::event::{Event, EventId};
 use hookonce_core::retention::Retention;
@@ -98,7 +98,6 @@ impl EntityObject {
         headers: &[(String, String)],
         body: &[u8],
     ) -> Result<Response> {
-        let name = source.config.name.as_str();
         let now = clock::now();
         // The Worker verified this already; the object does not trust its caller.
         let verified = match source.verifier.verify(headers, body, now) {
@@ -114,12 +113,10 @@ impl EntityObject {
             Some(f) if f.mode == ForwardMode::Async => Plan::Apply { forward: true },
             Some(f) => Plan::Claim { lease: f.lease },
         };
-        let raw_headers = replay_headers(source, headers);
         let raw = Raw {
-            source: name,
-            headers: &raw_headers,
+            source,
+            headers,
             body,
-            keep: source.config.keep_raw_bodies,
         };
         let handled = self.run(&event, plan, &raw, now)?;
         if handled.enqueued {
@@ -420,22 +417,4 @@ impl EntityObject {
             .one()?;
         Ok(row.f)
     }
-}
-
-/// The headers a stored body needs to be read the same way again: Standard Webhooks'
-/// `webhook-id` (it is signed) and any field the source reads from a header.
-fn replay_headers(source: &Source, headers: &[(String, String)]) -> String {
-    let shape = &source.config.shape;
-    let mut wanted: Vec<&str> = vec!["webhook-id"];
-    for field in [&shape.id, &shape.kind, &shape.created_at, &shape.entity] {
-        if let FieldSource::Header(name) = field {
-            wanted.push(name);
-        }
-    }
-    let map: Map<String, Value> = headers
-        .iter()
-        .filter(|(k, _)| wanted.iter().any(|w| k.eq_ignore_ascii_case(w)))
-        .map(|(k, v)| (k.to_ascii_lowercase(), Value::String(v.clone())))
-        .collect();
-    Value::Object(map).to_string()
 }

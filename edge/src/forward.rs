@@ -346,7 +346,7 @@ pub async fn call_and_commit(
         &forward.url,
         forward.timeout,
         secret,
-        raw.source,
+        raw.name(),
         event.id().as_str(),
         1,
         raw.body,

@@ -4,6 +4,8 @@
 //! "one row per table touched": an applied snapshot with forwarding writes 4 rows
 //! (events, entity, bodies, outbox), a stale event 1, a duplicate 0.
 
+use crate::sources::Source;
+use hookonce_core::config::FieldSource;
 use hookonce_core::decide::{Decision, Outcome, Record, Stored};
 use hookonce_core::event::{CreatedAt, Event, EventId, Version};
 use hookonce_core::UnixSeconds;
@@ -183,12 +185,39 @@ pub fn stored(sql: &SqlStorage, event: &Event) -> worker::Result<Stored> {
     })
 }
 
-/// What the raw-body table keeps so that a stored event can be replayed.
+/// A delivery as received: what the raw-body table keeps so it can be replayed.
 pub struct Raw<'a> {
-    pub source: &'a str,
-    pub headers: &'a str,
+    pub source: &'a Source,
+    /// The headers the source reads (signature headers and header-sourced fields).
+    pub headers: &'a [(String, String)],
     pub body: &'a [u8],
-    pub keep: bool,
+}
+
+impl Raw<'_> {
+    /// The source's name.
+    pub fn name(&self) -> &str {
+        &self.source.config.name
+    }
+
+    /// The headers a stored body needs to be read the same way again, as JSON: Standard
+    /// Webhooks' `webhook-id` (it is signed) and any field the source reads from a header.
+    /// Serialised only when a body is stored, not on every delivery.
+    fn replay_headers(&self) -> String {
+        let shape = &self.source.config.shape;
+        let mut wanted: Vec<&str> = vec!["webhook-id"];
+        for field in [&shape.id, &shape.kind, &shape.created_at, &shape.entity] {
+            if let FieldSource::Header(name) = field {
+                wanted.push(name);
+            }
+        }
+        let map: serde_json::Map<String, serde_json::Value> = self
+            .headers
+            .iter()
+            .filter(|(k, _)| wanted.iter().any(|w| k.eq_ignore_ascii_case(w)))
+            .map(|(k, v)| (k.to_ascii_lowercase(), serde_json::Value::String(v.clone())))
+            .collect();
+        serde_json::Value::Object(map).to_string()
+    }
 }
 
 /// Step 4: writes exactly the rows `decision` names. Returns the rows written (from the
@@ -248,14 +277,14 @@ pub fn write(
                     )?
                     .rows_written();
             }
-            if raw.keep || apply.enqueue {
+            if raw.source.config.keep_raw_bodies || apply.enqueue {
                 rows += sql
                     .exec(
                         "INSERT OR REPLACE INTO bodies (event_id, source, headers, body) VALUES (?, ?, ?, ?)",
                         vec![
                             text(apply.event_id.as_str()),
-                            text(raw.source),
-                            text(raw.headers),
+                            text(raw.name()),
+                            text(&raw.replay_headers()),
                             SqlStorageValue::from(raw.body.to_vec()),
                         ],
                     )?
@@ -268,7 +297,7 @@ pub fn write(
                          VALUES (?, ?, 'pending', ?, ?)",
                         vec![
                             text(apply.event_id.as_str()),
-                            text(raw.source),
+                            text(raw.name()),
                             int(now.0),
                             int(now.0),
                         ],
