@@ -74,4 +74,7 @@ pub mod sign;
 pub mod time;
 pub mod verify;
 
+pub use config::{ConfigError, SourceConfig, Sources};
+pub use event::{EntityKey, Event, EventId, EventType, ParseError};
 pub use time::{Seconds, UnixSeconds};
+pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};

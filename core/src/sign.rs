@@ -39,3 +39,31 @@ pub fn github(secret: &Secret, body: &[u8]) -> String {
     let tag = github_mac(secret, body).finalize().into_bytes();
     format!("sha256={}", hex::encode(&tag))
 }
+
+/// The signature headers a provider of `scheme` would send with `body`: one dispatch over
+/// the schemes, for re-signing a stored delivery and for tools that sign test deliveries.
+///
+/// `id` is the Standard Webhooks `webhook-id` (signed there, unused by the other schemes);
+/// `timestamp` is unused by GitHub, which signs none. Names are lower-case.
+#[must_use]
+pub fn headers(
+    scheme: crate::verify::Scheme,
+    secret: &Secret,
+    id: &str,
+    timestamp: UnixSeconds,
+    body: &[u8],
+) -> Vec<(&'static str, String)> {
+    use crate::verify::Scheme;
+    match scheme {
+        Scheme::StandardWebhooks => vec![
+            ("webhook-id", id.to_owned()),
+            ("webhook-timestamp", timestamp.to_string()),
+            (
+                "webhook-signature",
+                standard_webhooks(secret, id, timestamp, body),
+            ),
+        ],
+        Scheme::Stripe => vec![("stripe-signature", stripe(secret, timestamp, body))],
+        Scheme::GitHub => vec![("x-hub-signature-256", github(secret, body))],
+    }
+}
