@@ -70,11 +70,13 @@ pub mod event;
 pub mod idempotency;
 pub mod retention;
 pub mod retry;
+pub mod route;
 pub mod sign;
 pub mod time;
 pub mod verify;
 
 pub use config::{ConfigError, SourceConfig, Sources};
 pub use event::{EntityKey, Event, EventId, EventType, ParseError};
+pub use route::{Route, RouteError, ROUTES};
 pub use time::{Seconds, UnixSeconds};
 pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
