@@ -6,7 +6,7 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use hookonce_core::config::SourceConfig;
-use hookonce_core::decide::{decide, Plan, Stored};
+use hookonce_core::decide::{decide, Delivery, Plan, Stored};
 use hookonce_core::event::Event;
 use hookonce_core::verify::{Scheme, Verifier};
 use hookonce_core::{sign, Seconds, UnixSeconds};
@@ -41,12 +41,15 @@ fn pipeline(c: &mut Criterion) {
         let body = event::body(id, "card_1", NOW.0, size);
         let ts = NOW.to_string();
         let signature = sign::standard_webhooks(&secret, id, NOW, &body);
-        let headers = [
+        let owned: Vec<(String, String)> = [
             ("webhook-id", id),
             ("webhook-timestamp", ts.as_str()),
             ("webhook-signature", signature.as_str()),
-        ];
-        let headers = &headers[..];
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let headers = &owned[..];
         let verified = || {
             verifier
                 .verify(headers, black_box(&body), NOW)
@@ -65,7 +68,13 @@ fn pipeline(c: &mut Criterion) {
         group.bench_function("verify+parse+decide", |b| {
             b.iter(|| {
                 let event = parsed();
-                black_box(decide(&event, &Stored::default(), plan, NOW)).label()
+                let delivery = Delivery {
+                    source: &source,
+                    event: &event,
+                    headers,
+                    body: &body,
+                };
+                black_box(decide(delivery, &Stored::default(), plan, NOW)).label()
             })
         });
         group.finish();

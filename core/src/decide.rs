@@ -1,14 +1,25 @@
-//! Step 3 of the flow: given what the entity's store holds, what happens to this event.
+//! Step 3 of the flow: given what the entity's store holds, what happens to this event,
+//! and exactly which rows that writes.
 //!
-//! The adapter reads [`Stored`] with point queries, calls [`decide`], and carries out the
-//! [`Decision`] with one exhaustive `match`, writing exactly the rows it names in the
-//! same synchronous unit as the reads. A duplicate is an outcome, not an error, and it
-//! writes nothing.
+//! The adapter reads [`Stored`] with point queries, calls [`decide`], and carries out each
+//! [`Write`] of the [`Decision`] with one SQL statement, in the same synchronous unit as
+//! the reads. A duplicate is an outcome, not an error, and it writes nothing.
+//!
+//! ## Per-entity order in synchronous mode
+//! An entity has at most one [`Claim`]. While it is live, every other event of the entity
+//! is [`Decision::InFlight`] (409, `Retry-After`), so the application never receives two
+//! forwards of one entity at once, and never an older one after a newer one. Staleness is
+//! judged against the newest version applied *or* ever claimed: a call that failed, or
+//! whose holder died, may still have reached the application, so an event older than it
+//! is never forwarded.
+//! An expired claim is taken over, so a crash never strands the entity.
 
 use std::fmt;
 
-use crate::event::{Effect, Event, EventId, Version};
+use crate::config::{FieldSource, ForwardMode, SourceConfig};
+use crate::event::{Effect, Event, EventId, EventType, Version};
 use crate::time::{Seconds, UnixSeconds};
+use crate::verify::Headers;
 
 /// What became of an event that was handled; stored with its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -44,25 +55,34 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// The processed-id row for one event id, as the store holds it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Record {
-    /// Handled, whatever happened then.
-    Done(Outcome),
-    /// A synchronous call holds the event until the lease ends.
-    Claimed {
-        /// When the lease ends; after that the next copy may take the claim over.
-        until: UnixSeconds,
-    },
+/// The entity's synchronous-forwarding claim, one row per entity once it has been used.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Claim {
+    /// The event being forwarded now, if any: none once its call committed or failed.
+    pub holder: Option<Lease>,
+    /// The newest version ever claimed. The application may have received it even if its
+    /// call failed or its holder died, so events older than it are stale.
+    pub newest: Option<Version>,
+}
+
+/// One event's hold on its entity's claim.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lease {
+    /// The event being forwarded.
+    pub event_id: EventId,
+    /// When the lease ends; after that the next event may take the claim over.
+    pub until: UnixSeconds,
 }
 
 /// What the store holds that bears on one event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stored {
     /// The processed-id row for this event's id, if any.
-    pub record: Option<Record>,
+    pub record: Option<Outcome>,
     /// The entity's current snapshot version, if it has one.
     pub version: Option<Version>,
+    /// The entity's claim, if a synchronous forward holds one (live or expired).
+    pub claim: Option<Claim>,
     /// Whether the ledger already has a row for this event id. The ledger's unique
     /// constraint is the safety net for when processed ids are cleared.
     pub ledger_has_event: bool,
@@ -76,38 +96,102 @@ pub enum Plan {
         /// Whether the source forwards events.
         forward: bool,
     },
-    /// Synchronous forwarding: claim with a lease before calling the destination.
+    /// Synchronous forwarding: claim the entity with a lease before calling the destination.
     Claim {
         /// How long the claim holds.
         lease: Seconds,
     },
-    /// The synchronous call succeeded: apply, treating any claim as ours.
+    /// The synchronous call succeeded: apply, and clear the claim if it is still ours.
     /// Nothing is enqueued; the destination has the event already.
     Commit,
 }
 
-/// The rows an applied event writes, all in one unit.
+impl Plan {
+    /// The plan a source's configuration asks for.
+    #[must_use]
+    pub fn for_source(source: &SourceConfig) -> Plan {
+        match &source.forward {
+            None => Plan::Apply { forward: false },
+            Some(f) if f.mode == ForwardMode::Async => Plan::Apply { forward: true },
+            Some(f) => Plan::Claim { lease: f.lease },
+        }
+    }
+}
+
+/// One row to write: each is one SQL statement in the adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Apply<'e> {
-    /// The processed-id row (outcome `applied`).
-    pub event_id: &'e EventId,
-    /// New snapshot state and the version it carries.
-    pub snapshot: Option<(&'e str, Version)>,
-    /// A ledger row's amount.
-    pub ledger: Option<i64>,
-    /// Whether to enqueue an outbox entry for forwarding.
-    pub enqueue: bool,
+pub enum Write<'e> {
+    /// The processed-id row.
+    Record {
+        /// The event id (primary key).
+        event_id: &'e EventId,
+        /// Its type, for the read API.
+        event_type: &'e EventType,
+        /// What became of it.
+        outcome: Outcome,
+        /// The event's own time, unix seconds.
+        created_at: Option<i64>,
+    },
+    /// Replace the entity's snapshot.
+    Snapshot {
+        /// The object, as JSON text.
+        state: &'e str,
+        /// The version it carries.
+        version: Version,
+    },
+    /// Add a ledger row (unique per event id).
+    Ledger {
+        /// The event id.
+        event_id: &'e EventId,
+        /// Minor units.
+        amount: i64,
+    },
+    /// Keep the raw body, for replay and for the outbox.
+    Body {
+        /// The event id.
+        event_id: &'e EventId,
+        /// The source it came from.
+        source: &'e str,
+        /// The headers needed to read the body the same way again, as a JSON object.
+        headers: String,
+        /// The body, byte for byte.
+        body: &'e [u8],
+    },
+    /// Enqueue the event for forwarding to the source's destination.
+    Enqueue {
+        /// The event id.
+        event_id: &'e EventId,
+        /// The source it came from.
+        source: &'e str,
+    },
+    /// Take (or take over) the entity's claim: replace its row.
+    Claim(Claim),
+    /// End `event_id`'s hold on the claim, if it still has it with this `until`; the
+    /// newest claimed version stays.
+    Release {
+        /// The event that held it.
+        event_id: &'e EventId,
+        /// The lease it was written with.
+        until: UnixSeconds,
+    },
 }
 
 /// What to do with one delivery.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision<'e> {
-    /// New: write every row in [`Apply`] as one unit.
-    Apply(Apply<'e>),
-    /// New, synchronous: write a claim that ends at `until`, call the destination, then
-    /// decide again with [`Plan::Commit`] (or [`release`] the claim on failure).
+    /// New: write every row, as one unit. `enqueued` says whether the outbox gained a row.
+    Apply {
+        /// The rows, in order.
+        writes: Vec<Write<'e>>,
+        /// Whether one of them enqueues a forward (the alarm must be set).
+        enqueued: bool,
+    },
+    /// New, synchronous: write the claim, call the destination, then decide again with
+    /// [`Plan::Commit`] (or [`release`] the claim on failure).
     Claim {
+        /// The claim to write.
+        write: Write<'e>,
         /// When the lease ends.
         until: UnixSeconds,
         /// Whether an expired claim was taken over (the earlier holder died or hung).
@@ -115,12 +199,12 @@ pub enum Decision<'e> {
     },
     /// Seen before: write nothing and answer 200.
     Duplicate(Outcome),
-    /// Older than the entity's version: record the id as stale (so its replay is a
-    /// duplicate), apply nothing, forward nothing.
-    Stale,
-    /// Another copy holds the claim: answer 409 and ask the provider to come back.
+    /// Older than the entity's newest version: record the id as stale (so its replay is
+    /// a duplicate), apply nothing, forward nothing.
+    Stale(Write<'e>),
+    /// Another event holds the entity's claim: answer 409 and ask the provider to come back.
     InFlight {
-        /// When the lease ends.
+        /// Until the lease ends; at least 1 s.
         retry_after: Seconds,
     },
 }
@@ -129,38 +213,80 @@ impl Decision<'_> {
     /// The outcome as reported to the provider (`Hookonce-Outcome`).
     pub fn label(&self) -> &'static str {
         match self {
-            Decision::Apply(_) => "applied",
+            Decision::Apply { .. } => "applied",
             Decision::Claim { .. } => "claimed",
             Decision::Duplicate(_) => "duplicate",
-            Decision::Stale => "stale",
+            Decision::Stale(_) => "stale",
             Decision::InFlight { .. } => "in_flight",
+        }
+    }
+
+    /// The rows this decision writes.
+    pub fn writes(&self) -> &[Write<'_>] {
+        match self {
+            Decision::Apply { writes, .. } => writes,
+            Decision::Claim { write, .. } | Decision::Stale(write) => std::slice::from_ref(write),
+            Decision::Duplicate(_) | Decision::InFlight { .. } => &[],
         }
     }
 }
 
-/// Decides what to do with `event`, given the store's view of it and `now`.
-pub fn decide<'e>(event: &'e Event, stored: &Stored, plan: Plan, now: UnixSeconds) -> Decision<'e> {
+/// The `Retry-After` for another event of an entity whose claim is held: a forward
+/// usually takes milliseconds, so a second is a better hint than the whole lease.
+pub const OTHER_EVENT_RETRY: Seconds = Seconds(1);
+
+/// One verified, parsed delivery, with what it arrived with.
+#[derive(Clone, Copy)]
+pub struct Delivery<'e> {
+    /// Its source.
+    pub source: &'e SourceConfig,
+    /// The parsed event.
+    pub event: &'e Event,
+    /// The request headers the source reads.
+    pub headers: &'e [(String, String)],
+    /// The raw body.
+    pub body: &'e [u8],
+}
+
+/// Decides what to do with a delivery, given the store's view of it and `now`.
+pub fn decide<'e>(d: Delivery<'e>, stored: &Stored, plan: Plan, now: UnixSeconds) -> Decision<'e> {
+    let event = d.event;
+    if let Some(outcome) = stored.record {
+        return Decision::Duplicate(outcome);
+    }
+    let claim = stored.claim.as_ref();
+    let holder = claim.and_then(|c| c.holder.as_ref());
     let mut takeover = false;
-    match (stored.record, plan) {
-        (Some(Record::Done(outcome)), _) => return Decision::Duplicate(outcome),
-        (Some(Record::Claimed { .. }), Plan::Commit) => {}
-        (Some(Record::Claimed { until }), _) if until > now => {
-            return Decision::InFlight {
-                retry_after: now.until(until),
+    if let Some(lease) = holder {
+        match plan {
+            Plan::Commit => {}
+            _ if lease.until > now => {
+                // A copy of the held event learns the outcome when the lease ends at the
+                // latest; another event can usually go once the call returns, well before.
+                let remaining = now.until(lease.until).max(Seconds(1));
+                let retry_after = match &lease.event_id == event.id() {
+                    true => remaining,
+                    false => remaining.min(OTHER_EVENT_RETRY),
+                };
+                return Decision::InFlight { retry_after };
             }
+            _ => takeover = true,
         }
-        (Some(Record::Claimed { .. }), _) => takeover = true,
-        (None, _) => {}
     }
 
     // The processed id may have been pruned or cleared; the state itself still knows.
     let version = event.version();
-    if let (Some(new), Some(current)) = (&version, &stored.version) {
-        if new == current {
+    if let Some(new) = &version {
+        if stored.version.as_ref() == Some(new) {
             return Decision::Duplicate(Outcome::Applied);
         }
-        if new < current {
-            return Decision::Stale;
+        // Equal to the newest claimed is this event's own earlier claim: not stale.
+        let newest = stored
+            .version
+            .as_ref()
+            .max(claim.and_then(|c| c.newest.as_ref()));
+        if newest.is_some_and(|current| new < current) {
+            return Decision::Stale(record(event, Outcome::Stale));
         }
     }
     if stored.ledger_has_event {
@@ -168,32 +294,118 @@ pub fn decide<'e>(event: &'e Event, stored: &Stored, plan: Plan, now: UnixSecond
     }
 
     match plan {
-        Plan::Claim { lease } => Decision::Claim {
-            until: now.plus(lease),
-            takeover,
-        },
-        Plan::Apply { forward } => Decision::Apply(writes(event, version, forward)),
-        Plan::Commit => Decision::Apply(writes(event, version, false)),
+        Plan::Claim { lease } => {
+            let until = now.plus(lease);
+            let newest = version.max(claim.and_then(|c| c.newest.clone()));
+            Decision::Claim {
+                write: Write::Claim(Claim {
+                    holder: Some(Lease {
+                        event_id: event.id().clone(),
+                        until,
+                    }),
+                    newest,
+                }),
+                until,
+                takeover,
+            }
+        }
+        Plan::Apply { forward } => apply(d, version, forward, None),
+        Plan::Commit => {
+            let release = holder
+                .filter(|l| &l.event_id == event.id())
+                .map(|l| Write::Release {
+                    event_id: event.id(),
+                    until: l.until,
+                });
+            apply(d, version, false, release)
+        }
     }
 }
 
-fn writes(event: &Event, version: Option<Version>, enqueue: bool) -> Apply<'_> {
-    let (snapshot, ledger) = match event.effect() {
-        Effect::Snapshot { state } => (version.map(|v| (state.as_str(), v)), None),
-        Effect::Ledger { amount } => (None, Some(*amount)),
-        Effect::Notify => (None, None),
-    };
-    Apply {
+fn record(event: &Event, outcome: Outcome) -> Write<'_> {
+    Write::Record {
         event_id: event.id(),
-        snapshot,
-        ledger,
-        enqueue,
+        event_type: event.kind(),
+        outcome,
+        created_at: event.created_at().map(|c| c.secs()),
     }
 }
 
-/// Whether a failed synchronous call may delete the claim: only while it is still the
-/// one it wrote (`ours`), never one a later copy took over.
+fn apply<'e>(
+    d: Delivery<'e>,
+    version: Option<Version>,
+    enqueue: bool,
+    release: Option<Write<'e>>,
+) -> Decision<'e> {
+    let event = d.event;
+    let mut writes = vec![record(event, Outcome::Applied)];
+    match event.effect() {
+        Effect::Snapshot { state } => {
+            if let Some(version) = version {
+                writes.push(Write::Snapshot { state, version });
+            }
+        }
+        Effect::Ledger { amount } => writes.push(Write::Ledger {
+            event_id: event.id(),
+            amount: *amount,
+        }),
+        Effect::Notify => {}
+    }
+    // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.
+    if d.source.keep_raw_bodies || enqueue {
+        writes.push(Write::Body {
+            event_id: event.id(),
+            source: &d.source.name,
+            headers: replay_headers(d.source, d.headers),
+            body: d.body,
+        });
+    }
+    if enqueue {
+        writes.push(Write::Enqueue {
+            event_id: event.id(),
+            source: &d.source.name,
+        });
+    }
+    writes.extend(release);
+    Decision::Apply {
+        writes,
+        enqueued: enqueue,
+    }
+}
+
+/// The write that ends a failed synchronous call's hold on the claim: only while it is
+/// still the one it wrote, never one a later event took over.
 #[must_use]
-pub fn may_release(record: Option<Record>, ours: UnixSeconds) -> bool {
-    record == Some(Record::Claimed { until: ours })
+pub fn release<'e>(
+    claim: Option<&Claim>,
+    event: &'e Event,
+    ours: UnixSeconds,
+) -> Option<Write<'e>> {
+    claim
+        .and_then(|c| c.holder.as_ref())
+        .filter(|l| &l.event_id == event.id() && l.until == ours)
+        .map(|l| Write::Release {
+            event_id: event.id(),
+            until: l.until,
+        })
+}
+
+/// The headers a stored body needs to be read the same way again, as a JSON object:
+/// Standard Webhooks' `webhook-id` (it is signed) and any field the source reads from a
+/// header. Names are lower-case.
+#[must_use]
+pub fn replay_headers(source: &SourceConfig, headers: &[(String, String)]) -> String {
+    let shape = &source.shape;
+    let mut map = serde_json::Map::new();
+    let fields = [&shape.id, &shape.kind, &shape.created_at, &shape.entity];
+    let wanted = std::iter::once("webhook-id").chain(fields.into_iter().filter_map(|f| match f {
+        FieldSource::Header(name) => Some(name.as_str()),
+        _ => None,
+    }));
+    for name in wanted {
+        if let Some(value) = Headers::get(headers, name) {
+            map.insert(name.to_ascii_lowercase(), value.into());
+        }
+    }
+    serde_json::Value::Object(map).to_string()
 }

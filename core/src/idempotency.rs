@@ -8,15 +8,19 @@
 //! 1. [`IdempotencyKey::parse`] the header; a [`KeyError`] is answered with 400.
 //! 2. Compute the request's [`Fingerprint`] and call [`decide`] with what the object holds.
 //! 3. Carry out the [`KeyDecision`] with one `match`:
-//!    - `Proceed { lock_until }`: store [`KeyState::InProgress`], run the request, then store
-//!      [`KeyPolicy::completed`];
+//!    - `Proceed`: accept the request and store [`KeyPolicy::completed`] **in the same
+//!      transaction** as the request's own effect;
 //!    - `Replay`: send the stored response byte for byte;
-//!    - `Mismatch` (422) and `InProgress` (409, with `Retry-After`): send a problem document.
+//!    - `Mismatch` (422): send a problem document.
+//!
+//! There is no "in progress" state: the publish API's whole effect (the message and its
+//! outbox row) is one synchronous transaction with the key, so a concurrent copy waits at
+//! the object's input gate and then sees the completed key. The draft's 409 for a request
+//! still being processed therefore never arises.
 //!
 //! The draft's error examples use RFC 9457 `application/problem+json` documents with a
 //! `type` that points at the server's published idempotency documentation; there are no
-//! registered problem types, so the adapter picks the URIs. [`KeyError::status`] and
-//! [`KeyDecision::status`] are the single place where outcomes become status codes.
+//! registered problem types, so the adapter picks the URIs.
 //!
 //! Expiry policy (the draft asks servers to publish it): see [`KeyPolicy`].
 //!
@@ -44,14 +48,6 @@ pub enum KeyError {
     Missing,
     /// The header is not a single valid sf-string within our limits; the text says why.
     Malformed(&'static str),
-}
-
-impl KeyError {
-    /// HTTP status for this error: always 400 (draft §2.7).
-    #[must_use]
-    pub fn status(&self) -> u16 {
-        400
-    }
 }
 
 impl fmt::Display for KeyError {
@@ -246,46 +242,24 @@ pub struct StoredResponse {
     pub body: Vec<u8>,
 }
 
-/// What the store holds for one (token, key).
+/// What the store holds for one (token, key): the first request's response, replayed
+/// until `expires_at`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum KeyState {
-    /// A request holds the key. The lock expires so a crashed attempt cannot strand it.
-    InProgress {
-        /// Fingerprint of the request holding the key.
-        fingerprint: Fingerprint,
-        /// The lock is void from this instant on.
-        locked_until: UnixSeconds,
-    },
-    /// The first request finished; its response is replayed until `expires_at`.
-    Completed {
-        /// Fingerprint of the request that completed.
-        fingerprint: Fingerprint,
-        /// What it answered.
-        response: StoredResponse,
-        /// The key is forgotten from this instant on.
-        expires_at: UnixSeconds,
-    },
+pub struct KeyState {
+    /// Fingerprint of the request that completed.
+    pub fingerprint: Fingerprint,
+    /// What it answered.
+    pub response: StoredResponse,
+    /// The key is forgotten from this instant on.
+    pub expires_at: UnixSeconds,
 }
 
 impl KeyState {
-    /// Fingerprint of the request this state belongs to.
-    #[must_use]
-    pub fn fingerprint(&self) -> &Fingerprint {
-        match self {
-            KeyState::InProgress { fingerprint, .. } | KeyState::Completed { fingerprint, .. } => {
-                fingerprint
-            }
-        }
-    }
-
     /// When this state stops mattering to [`decide`]: a good time for the Durable Object's
     /// alarm.
     #[must_use]
     pub fn prune_at(&self) -> UnixSeconds {
-        match self {
-            KeyState::InProgress { locked_until, .. } => *locked_until,
-            KeyState::Completed { expires_at, .. } => *expires_at,
-        }
+        self.expires_at
     }
 
     /// Whether the store may delete this state: [`decide`] would already ignore it.
@@ -295,25 +269,17 @@ impl KeyState {
     }
 }
 
-/// How long keys live, published per the draft §2.3.
-///
-/// Defaults: a completed key is replayed for 24 hours; an in-progress key is locked for
-/// 30 seconds, after which a retry may take it over (the first attempt is presumed dead).
+/// How long keys live, published per the draft §2.3: a completed key is replayed for
+/// `ttl` (24 hours by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KeyPolicy {
     /// How long a completed response is replayed.
     pub ttl: Seconds,
-    /// How long a request may hold the key before a retry may take it over. Must exceed
-    /// the longest time a request can run, or the work may be done twice.
-    pub lock: Seconds,
 }
 
 impl Default for KeyPolicy {
     fn default() -> Self {
-        KeyPolicy {
-            ttl: Seconds::DAY,
-            lock: Seconds(30),
-        }
+        KeyPolicy { ttl: Seconds::DAY }
     }
 }
 
@@ -324,10 +290,6 @@ pub enum KeyPolicyError {
     TtlTooShort,
     /// `ttl` is over [`KeyPolicy::MAX_TTL`]: most likely a unit mistake.
     TtlTooLong,
-    /// `lock` is zero: concurrent retries would all proceed.
-    LockZero,
-    /// `lock` is not shorter than `ttl`.
-    LockNotBelowTtl,
 }
 
 impl fmt::Display for KeyPolicyError {
@@ -335,8 +297,6 @@ impl fmt::Display for KeyPolicyError {
         f.write_str(match self {
             KeyPolicyError::TtlTooShort => "idempotency ttl is under 1 hour",
             KeyPolicyError::TtlTooLong => "idempotency ttl is over 30 days",
-            KeyPolicyError::LockZero => "idempotency lock is zero",
-            KeyPolicyError::LockNotBelowTtl => "idempotency lock is not shorter than ttl",
         })
     }
 }
@@ -358,16 +318,10 @@ impl KeyPolicy {
         if self.ttl > Self::MAX_TTL {
             return Err(KeyPolicyError::TtlTooLong);
         }
-        if self.lock == Seconds(0) {
-            return Err(KeyPolicyError::LockZero);
-        }
-        if self.lock >= self.ttl {
-            return Err(KeyPolicyError::LockNotBelowTtl);
-        }
         Ok(())
     }
 
-    /// The state to store once the request holding the key has answered.
+    /// The state to store for a request accepted at `now`.
     #[must_use]
     pub fn completed(
         &self,
@@ -375,7 +329,7 @@ impl KeyPolicy {
         response: StoredResponse,
         now: UnixSeconds,
     ) -> KeyState {
-        KeyState::Completed {
+        KeyState {
             fingerprint,
             response,
             expires_at: now.plus(self.ttl),
@@ -387,66 +341,25 @@ impl KeyPolicy {
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum KeyDecision<'a> {
-    /// First request for the key (or the previous one expired or died): store
-    /// [`KeyState::InProgress`] with `locked_until: lock_until`, then run the request.
-    Proceed {
-        /// When the lock being taken expires.
-        lock_until: UnixSeconds,
-    },
+    /// First request for the key (or the previous one expired): accept it.
+    Proceed,
     /// A retry of a completed request: answer with this, byte for byte.
     Replay(&'a StoredResponse),
     /// The key was used for a different request: 422.
     Mismatch,
-    /// Another request holds the key: 409 with `Retry-After`.
-    InProgress {
-        /// Until the lock expires; at least 1 s.
-        retry_after: Seconds,
-    },
-}
-
-impl KeyDecision<'_> {
-    /// HTTP status to answer with, or `None` for `Proceed` (the request itself decides).
-    #[must_use]
-    pub fn status(&self) -> Option<u16> {
-        match self {
-            KeyDecision::Proceed { .. } => None,
-            KeyDecision::Replay(response) => Some(response.status),
-            KeyDecision::Mismatch => Some(422),
-            KeyDecision::InProgress { .. } => Some(409),
-        }
-    }
 }
 
 /// Decides what to do with a request whose key maps to `stored`, at `now`.
-///
-/// A held lock wins over a fingerprint check: while the first request runs, whether a
-/// second one matches is answered 409 either way, as the draft's concurrent case has it.
 pub fn decide<'a>(
     stored: Option<&'a KeyState>,
     fingerprint: &Fingerprint,
     now: UnixSeconds,
-    policy: &KeyPolicy,
 ) -> KeyDecision<'a> {
-    let proceed = KeyDecision::Proceed {
-        lock_until: now.plus(policy.lock),
-    };
     match stored {
-        None => proceed,
-        Some(state) if state.prune_due(now) => proceed,
-        Some(KeyState::InProgress { locked_until, .. }) => KeyDecision::InProgress {
-            retry_after: now.until(*locked_until).max(Seconds(1)),
-        },
-        Some(KeyState::Completed {
-            fingerprint: first,
-            response,
-            ..
-        }) => {
-            if first == fingerprint {
-                KeyDecision::Replay(response)
-            } else {
-                KeyDecision::Mismatch
-            }
-        }
+        None => KeyDecision::Proceed,
+        Some(state) if state.prune_due(now) => KeyDecision::Proceed,
+        Some(state) if &state.fingerprint == fingerprint => KeyDecision::Replay(&state.response),
+        Some(_) => KeyDecision::Mismatch,
     }
 }
 
@@ -564,9 +477,7 @@ mod tests {
     }
 
     #[test]
-    fn key_errors_are_400() {
-        assert_eq!(KeyError::Missing.status(), 400);
-        assert_eq!(KeyError::Malformed("x").status(), 400);
+    fn key_errors_say_what_is_wrong() {
         assert_eq!(KeyError::Missing.to_string(), "Idempotency-Key is missing");
     }
 
@@ -619,68 +530,9 @@ mod tests {
     // --- decisions ---
 
     #[test]
-    fn an_unseen_key_proceeds_under_a_lock() {
-        let policy = KeyPolicy::default();
+    fn an_unseen_key_proceeds() {
         let fp = Fingerprint::of("POST", "/x", b"1");
-        let d = decide(None, &fp, T0, &policy);
-        assert_eq!(
-            d,
-            KeyDecision::Proceed {
-                lock_until: UnixSeconds(T0.0 + 30)
-            }
-        );
-        assert_eq!(d.status(), None);
-    }
-
-    #[test]
-    fn a_retry_during_the_lock_is_told_to_come_back_when_it_ends() {
-        let policy = KeyPolicy::default();
-        let fp = Fingerprint::of("POST", "/x", b"1");
-        let state = KeyState::InProgress {
-            fingerprint: fp,
-            locked_until: UnixSeconds(T0.0 + 30),
-        };
-        let d = decide(Some(&state), &fp, UnixSeconds(T0.0 + 10), &policy);
-        assert_eq!(
-            d,
-            KeyDecision::InProgress {
-                retry_after: Seconds(20)
-            }
-        );
-        assert_eq!(d.status(), Some(409));
-    }
-
-    #[test]
-    fn a_different_request_during_the_lock_is_also_409() {
-        let policy = KeyPolicy::default();
-        let state = KeyState::InProgress {
-            fingerprint: Fingerprint::of("POST", "/x", b"1"),
-            locked_until: UnixSeconds(T0.0 + 30),
-        };
-        let other = Fingerprint::of("POST", "/x", b"2");
-        assert_eq!(
-            decide(Some(&state), &other, UnixSeconds(T0.0 + 29), &policy),
-            KeyDecision::InProgress {
-                retry_after: Seconds(1)
-            }
-        );
-    }
-
-    #[test]
-    fn a_crashed_first_attempt_does_not_strand_the_key() {
-        let policy = KeyPolicy::default();
-        let fp = Fingerprint::of("POST", "/x", b"1");
-        let state = KeyState::InProgress {
-            fingerprint: fp,
-            locked_until: UnixSeconds(T0.0 + 30),
-        };
-        let at = UnixSeconds(T0.0 + 30);
-        assert_eq!(
-            decide(Some(&state), &fp, at, &policy),
-            KeyDecision::Proceed {
-                lock_until: UnixSeconds(T0.0 + 60)
-            }
-        );
+        assert_eq!(decide(None, &fp, T0), KeyDecision::Proceed);
     }
 
     #[test]
@@ -688,9 +540,8 @@ mod tests {
         let policy = KeyPolicy::default();
         let fp = Fingerprint::of("POST", "/x", b"1");
         let state = policy.completed(fp, response(b"{\"id\":1}"), T0);
-        let d = decide(Some(&state), &fp, UnixSeconds(T0.0 + 3_600), &policy);
+        let d = decide(Some(&state), &fp, UnixSeconds(T0.0 + 3_600));
         assert_eq!(d, KeyDecision::Replay(&response(b"{\"id\":1}")));
-        assert_eq!(d.status(), Some(201));
     }
 
     #[test]
@@ -698,9 +549,8 @@ mod tests {
         let policy = KeyPolicy::default();
         let state = policy.completed(Fingerprint::of("POST", "/x", b"1"), response(b""), T0);
         let other = Fingerprint::of("POST", "/x", b"2");
-        let d = decide(Some(&state), &other, UnixSeconds(T0.0 + 1), &policy);
+        let d = decide(Some(&state), &other, UnixSeconds(T0.0 + 1));
         assert_eq!(d, KeyDecision::Mismatch);
-        assert_eq!(d.status(), Some(422));
     }
 
     #[test]
@@ -711,14 +561,14 @@ mod tests {
         let expiry = UnixSeconds(T0.0 + 86_400);
         let just_before = UnixSeconds(expiry.0 - 1);
         assert!(matches!(
-            decide(Some(&state), &fp, just_before, &policy),
+            decide(Some(&state), &fp, just_before),
             KeyDecision::Replay(_)
         ));
         let other = Fingerprint::of("POST", "/x", b"2");
         for fingerprint in [fp, other] {
             assert!(matches!(
-                decide(Some(&state), &fingerprint, expiry, &policy),
-                KeyDecision::Proceed { .. }
+                decide(Some(&state), &fingerprint, expiry),
+                KeyDecision::Proceed
             ));
         }
     }
@@ -731,12 +581,6 @@ mod tests {
         assert_eq!(done.prune_at(), UnixSeconds(T0.0 + 86_400));
         assert!(!done.prune_due(UnixSeconds(T0.0 + 86_399)));
         assert!(done.prune_due(UnixSeconds(T0.0 + 86_400)));
-        let held = KeyState::InProgress {
-            fingerprint: fp,
-            locked_until: UnixSeconds(T0.0 + 30),
-        };
-        assert!(!held.prune_due(UnixSeconds(T0.0 + 29)));
-        assert!(held.prune_due(UnixSeconds(T0.0 + 30)));
     }
 
     #[test]
@@ -746,20 +590,12 @@ mod tests {
 
     #[test]
     fn policies_out_of_bounds_are_refused() {
-        let p = |ttl, lock| KeyPolicy {
-            ttl: Seconds(ttl),
-            lock: Seconds(lock),
-        };
-        assert_eq!(p(3_599, 30).validate(), Err(KeyPolicyError::TtlTooShort));
-        assert_eq!(p(3_600, 30).validate(), Ok(()));
+        let p = |ttl| KeyPolicy { ttl: Seconds(ttl) };
+        assert_eq!(p(3_599).validate(), Err(KeyPolicyError::TtlTooShort));
+        assert_eq!(p(3_600).validate(), Ok(()));
         assert_eq!(
-            p(30 * 86_400 + 1, 30).validate(),
+            p(30 * 86_400 + 1).validate(),
             Err(KeyPolicyError::TtlTooLong)
-        );
-        assert_eq!(p(86_400, 0).validate(), Err(KeyPolicyError::LockZero));
-        assert_eq!(
-            p(3_600, 3_600).validate(),
-            Err(KeyPolicyError::LockNotBelowTtl)
         );
     }
 
@@ -773,17 +609,17 @@ mod tests {
             ttl in 3_600u64..=30 * 86_400,
             elapsed in 0u64..30 * 86_400,
         ) {
-            let policy = KeyPolicy { ttl: Seconds(ttl), lock: Seconds(30) };
+            let policy = KeyPolicy { ttl: Seconds(ttl) };
             let fp = Fingerprint::of(&method, &path, &body);
             let state = policy.completed(fp, response(&stored), T0);
             let now = T0.plus(Seconds(elapsed));
             let retry = Fingerprint::of(&method, &path, &body);
-            match decide(Some(&state), &retry, now, &policy) {
+            match decide(Some(&state), &retry, now) {
                 KeyDecision::Replay(r) => {
                     prop_assert!(elapsed < ttl);
                     prop_assert_eq!(&r.body, &stored);
                 }
-                KeyDecision::Proceed { .. } => prop_assert!(elapsed >= ttl),
+                KeyDecision::Proceed => prop_assert!(elapsed >= ttl),
                 other => prop_assert!(false, "unexpected {:?}", other),
             }
         }
@@ -794,61 +630,5 @@ mod tests {
             let parsed = IdempotencyKey::parse(Some(&format!("\"{escaped}\""))).unwrap();
             prop_assert_eq!(parsed.as_str(), key.as_str());
         }
-    }
-}
-
-/// The name of the store that holds `key` for `token`: keys are scoped to the API token
-/// (draft §2.2 leaves scope to the resource), and the token itself never appears in it.
-pub fn scope(token: &str, key: &IdempotencyKey) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    format!(
-        "{}/{}",
-        crate::verify::hex::encode(&digest[..16]),
-        key.as_str()
-    )
-}
-
-/// A message id for a publish accepted under `scope` at `accepted_at_ms`: unique per
-/// acceptance, so a key reused after it expired never yields an id a receiver has seen.
-pub fn message_id(scope: &str, accepted_at_ms: i64) -> String {
-    let mut h = Sha256::new();
-    h.update(scope.as_bytes());
-    h.update(accepted_at_ms.to_be_bytes());
-    format!("msg_{}", &crate::verify::hex::encode(&h.finalize())[..26])
-}
-
-#[cfg(test)]
-mod scope_tests {
-    use super::*;
-
-    #[test]
-    fn a_key_hookonce_sends_parses_back_to_the_same_key() {
-        for value in ["evt_01M480J2CTN4T8D9E8D2TBN1KC", "a\"b\\c", " x "] {
-            let key = IdempotencyKey::from_value(value).unwrap();
-            let sent = key.to_header();
-            assert_eq!(IdempotencyKey::parse(Some(&sent)).unwrap().as_str(), value);
-        }
-        assert_eq!(
-            IdempotencyKey::from_value("evt_1").unwrap().to_header(),
-            "\"evt_1\""
-        );
-        assert!(IdempotencyKey::from_value("évt").is_err());
-        assert!(IdempotencyKey::from_value("").is_err());
-    }
-
-    #[test]
-    fn the_same_key_under_two_tokens_lives_in_two_places() {
-        let key = IdempotencyKey::parse(Some("\"k-1\"")).unwrap();
-        assert_ne!(scope("token-a", &key), scope("token-b", &key));
-        assert!(!scope("token-a", &key).contains("token-a"));
-        assert!(scope("token-a", &key).ends_with("/k-1"));
-    }
-
-    #[test]
-    fn a_key_accepted_again_after_expiry_gets_a_new_message_id() {
-        let key = IdempotencyKey::parse(Some("\"k-1\"")).unwrap();
-        let s = scope("t", &key);
-        assert_ne!(message_id(&s, 1_000), message_id(&s, 86_401_000));
-        assert_eq!(message_id(&s, 1_000), message_id(&s, 1_000));
     }
 }

@@ -11,25 +11,27 @@
 //! - **`#![forbid(unsafe_code)]`.**
 //!
 //! ## The flow of one delivery
-//! 1. **Verify** the signature over the raw bytes, before anything is parsed
-//!    ([`verify::Verifier::verify`] → [`verify::Verified`], a type only verification can construct).
-//! 2. **Parse** the verified body into an [`event::Event`]: id, type, created_at, entity and
-//!    the effect its type is configured for ([`event::Event::parse`]).
-//! 3. **Decide** from what the entity's store holds ([`decide::Stored`]) and `now`:
-//!    [`decide::Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`.
-//! 4. **Write** exactly the rows the decision carries, as one atomic unit (the adapter's job;
-//!    a duplicate writes nothing).
-//! 5. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
-//!    a duplicate; 409 with `Retry-After` while another copy holds the claim.
+//! 1. **Route** the request ([`Route::parse`]): which operation, with its path decoded.
+//! 2. **Verify** the signature over the raw bytes, before anything is parsed
+//!    ([`Verifier::verify`] → [`Verified`], a type only verification can construct).
+//! 3. **Parse** the verified body into an [`Event`]: id, type, created_at, entity and
+//!    the effect its type is configured for ([`Event::parse`]). [`names::object_for`]
+//!    names the Durable Object that owns it.
+//! 4. **Decide** from what the entity's store holds ([`decide::Stored`]) and `now`:
+//!    [`decide::Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
+//!    carries the rows to write as [`decide::Write`]s.
+//! 5. **Write** exactly those rows, one statement each, as one atomic unit (the adapter's
+//!    job; a duplicate writes nothing).
+//! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
+//!    a duplicate; 409 with `Retry-After` while another event of the entity holds its claim.
+//! 7. **Forward**: the entity's alarm asks [`outbox::step`] what is due, sends it, and
+//!    writes what [`outbox::after_attempt`] returns, durably, before the next row.
 //!
 //! ## Example
 //!
 //! ```
-//! use hookonce_core::config::SourceConfig;
-//! use hookonce_core::decide::{decide, Decision, Plan, Stored};
-//! use hookonce_core::event::Event;
-//! use hookonce_core::verify::Verifier;
-//! use hookonce_core::{sign, UnixSeconds};
+//! use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored, Write};
+//! use hookonce_core::{sign, Event, SourceConfig, UnixSeconds, Verifier};
 //!
 //! let source = SourceConfig::from_json("cockpit", &serde_json::json!({
 //!     "scheme": "standard-webhooks",
@@ -42,18 +44,18 @@
 //! // What the provider sends.
 //! let body = br#"{"id":"evt_1","type":"cardholder.created","created_at":"2026-10-06T07:06:30Z",
 //!                 "data":{"object":{"id":"ch_1","status":"active"}}}"#;
-//! let signature = sign::standard_webhooks(&secret, "evt_1", now, body);
-//! let ts = now.0.to_string();
-//! let headers = [("webhook-id", "evt_1"), ("webhook-timestamp", ts.as_str()),
-//!                ("webhook-signature", signature.as_str())];
+//! let headers: Vec<(String, String)> = sign::headers(source.scheme, &secret, "evt_1", now, body)
+//!     .into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
 //!
-//! // 1. verify, 2. parse, 3. decide against what the store holds.
+//! // 2. verify, 3. parse, 4. decide against what the store holds.
 //! let verifier = Verifier::new(source.scheme, vec![secret], source.tolerance).unwrap();
 //! let verified = verifier.verify(&headers, body, now).unwrap();
 //! let event = Event::parse(&verified, &headers, &source.shape).unwrap();
-//! match decide(&event, &Stored::default(), Plan::Apply { forward: false }, now) {
-//!     // 4. the adapter writes exactly these rows in one transaction, 5. answers 200.
-//!     Decision::Apply(apply) => assert_eq!(apply.snapshot.unwrap().0, r#"{"id":"ch_1","status":"active"}"#),
+//! let delivery = Delivery { source: &source, event: &event, headers: &headers, body };
+//! match decide(delivery, &Stored::default(), Plan::for_source(&source), now) {
+//!     // 5. the adapter writes exactly these rows in one transaction, 6. answers 200.
+//!     Decision::Apply { writes, .. } => assert!(writes.iter().any(|w| matches!(w,
+//!         Write::Snapshot { state, .. } if *state == r#"{"id":"ch_1","status":"active"}"#))),
 //!     other => panic!("a new event is applied, not {other:?}"),
 //! }
 //! ```
@@ -68,6 +70,9 @@ pub mod config;
 pub mod decide;
 pub mod event;
 pub mod idempotency;
+pub mod names;
+pub mod outbox;
+pub mod publish;
 pub mod retention;
 pub mod retry;
 pub mod route;

@@ -160,6 +160,23 @@ pub fn query_param(query: &str, name: &str) -> Option<Result<String, RouteError>
         .map(|(_, v)| decode_form(v).ok_or(RouteError::BadEscape))
 }
 
+/// Percent-encodes `s` for a query value or path segment: everything but RFC 3986's
+/// unreserved characters is escaped, so [`query_param`] and [`decode_segment`] read it back.
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(b));
+        } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
 fn decode_form(s: &str) -> Option<String> {
     decode_segment(&s.replace('+', " "))
 }
@@ -244,6 +261,15 @@ mod tests {
             Route::parse("GET", "/events/s/e", "entity=%zz"),
             Err(RouteError::BadEscape)
         );
+    }
+
+    #[test]
+    fn an_encoded_value_decodes_to_itself() {
+        for v in ["evt_1", "a b+c&d=e/f", "évt%", ""] {
+            let q = format!("id={}", encode_component(v));
+            assert_eq!(query_param(&q, "id"), Some(Ok(v.to_owned())), "{v}");
+            assert_eq!(decode_segment(&encode_component(v)).as_deref(), Some(v));
+        }
     }
 
     #[test]

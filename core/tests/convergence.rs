@@ -4,72 +4,44 @@
 
 mod common;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
+use common::model::Model;
 use common::*;
-use hookonce_core::decide::{decide, Decision, Outcome, Plan, Record, Stored};
-use hookonce_core::event::{EntityKey, Event, EventId, Version};
+use hookonce_core::decide::Plan;
+use hookonce_core::EntityKey;
 use proptest::prelude::*;
 
-/// A model of one entity store: the same tables the Durable Object keeps.
+const ASYNC: Plan = Plan::Apply { forward: true };
+
+/// Every entity's store, each the model of one Durable Object.
 #[derive(Default)]
-struct Store {
-    records: HashMap<EventId, Record>,
-    version: HashMap<EntityKey, Version>,
-    state: HashMap<EntityKey, String>,
-    ledger: HashMap<EntityKey, BTreeMap<EventId, i64>>,
-    outbox: Vec<EventId>,
-}
+struct Store(HashMap<EntityKey, Model>);
 
 impl Store {
     /// Reads, decides and writes as one unit; returns the rows written.
-    fn deliver(&mut self, e: &Event) -> usize {
+    fn deliver(&mut self, e: &Signed) -> usize {
         let entity = e.entity().expect("generated events have entities").clone();
-        let stored = Stored {
-            record: self.records.get(e.id()).copied(),
-            version: self.version.get(&entity).cloned(),
-            ledger_has_event: self
-                .ledger
-                .get(&entity)
-                .is_some_and(|l| l.contains_key(e.id())),
-        };
-        match decide(e, &stored, Plan::Apply { forward: true }, NOW) {
-            Decision::Apply(apply) => {
-                let mut rows = 1;
-                self.records
-                    .insert(apply.event_id.clone(), Record::Done(Outcome::Applied));
-                if let Some((state, version)) = apply.snapshot {
-                    self.state.insert(entity.clone(), state.to_owned());
-                    self.version.insert(entity.clone(), version);
-                    rows += 1;
-                }
-                if let Some(amount) = apply.ledger {
-                    let prev = self
-                        .ledger
-                        .entry(entity)
-                        .or_default()
-                        .insert(apply.event_id.clone(), amount);
-                    assert!(prev.is_none(), "unique ledger row violated");
-                    rows += 1;
-                }
-                if apply.enqueue {
-                    self.outbox.push(apply.event_id.clone());
-                    rows += 1;
-                }
-                rows
-            }
-            Decision::Stale => {
-                self.records
-                    .insert(e.id().clone(), Record::Done(Outcome::Stale));
-                1
-            }
-            Decision::Duplicate(_) => 0,
-            other => panic!("no claims in async mode, got {other:?}"),
-        }
+        self.0.entry(entity).or_default().run(e, ASYNC, NOW).rows
+    }
+
+    fn states(&self) -> HashMap<&EntityKey, Option<&String>> {
+        self.0
+            .iter()
+            .map(|(k, m)| (k, m.snapshot.as_ref().map(|(s, _)| s)))
+            .collect()
     }
 
     fn total(&self, entity: &EntityKey) -> i64 {
-        self.ledger.get(entity).map_or(0, |l| l.values().sum())
+        self.0.get(entity).map_or(0, Model::total)
+    }
+
+    fn records(&self) -> usize {
+        self.0.values().map(|m| m.records.len()).sum()
+    }
+
+    fn clear_records(&mut self) {
+        self.0.values_mut().for_each(|m| m.records.clear());
     }
 }
 
@@ -88,7 +60,7 @@ fn events() -> impl Strategy<Value = Vec<(u8, i64, Kind)>> {
     prop::collection::vec((0u8..3, 0i64..6, kind), 1..16)
 }
 
-fn build(spec: &[(u8, i64, Kind)]) -> Vec<Event> {
+fn build(spec: &[(u8, i64, Kind)]) -> Vec<Signed> {
     spec.iter()
         .enumerate()
         .map(|(i, (card, secs, kind))| {
@@ -103,8 +75,8 @@ fn build(spec: &[(u8, i64, Kind)]) -> Vec<Event> {
 }
 
 /// Applying each distinct event once, in version order.
-fn reference(events: &[Event]) -> Store {
-    let mut sorted: Vec<&Event> = events.iter().collect();
+fn reference(events: &[Signed]) -> Store {
+    let mut sorted: Vec<&Signed> = events.iter().collect();
     sorted.sort_by_key(|e| (e.created_at(), e.id().clone()));
     let mut store = Store::default();
     for e in sorted {
@@ -138,16 +110,18 @@ proptest! {
         for &i in &order {
             got.deliver(&events[i]);
         }
-        prop_assert_eq!(&got.state, &want.state);
-        for card in want.ledger.keys() {
+        prop_assert_eq!(got.states(), want.states());
+        for card in want.0.keys() {
             prop_assert_eq!(got.total(card), want.total(card));
         }
         // Every event was handled once: recorded, and never enqueued twice.
-        prop_assert_eq!(got.records.len(), events.len());
-        let mut enqueued = got.outbox.clone();
-        enqueued.sort();
-        enqueued.dedup();
-        prop_assert_eq!(enqueued.len(), got.outbox.len());
+        prop_assert_eq!(got.records(), events.len());
+        for model in got.0.values() {
+            let mut enqueued = model.outbox.clone();
+            enqueued.sort();
+            enqueued.dedup();
+            prop_assert_eq!(enqueued.len(), model.outbox.len());
+        }
     }
 
     #[test]
@@ -171,18 +145,18 @@ proptest! {
         for (n, &i) in order.iter().enumerate() {
             if n == cut.min(order.len() - 1) {
                 // A migration truncates processed_events; the state tables remain.
-                got.records.clear();
+                got.clear_records();
             }
             got.deliver(&events[i]);
         }
         // Replay everything once more after the wipe, as a provider's dashboard might.
-        got.records.clear();
+        got.clear_records();
         for e in &events {
             got.deliver(e);
         }
-        for card in want.ledger.keys() {
+        for card in want.0.keys() {
             prop_assert_eq!(got.total(card), want.total(card));
         }
-        prop_assert_eq!(&got.state, &want.state);
+        prop_assert_eq!(got.states(), want.states());
     }
 }

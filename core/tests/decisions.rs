@@ -2,26 +2,52 @@
 
 mod common;
 
+use common::model::Model;
 use common::*;
-use hookonce_core::decide::{decide, may_release, Decision, Outcome, Plan, Record, Stored};
+use hookonce_core::decide::{release, Claim, Decision, Lease, Outcome, Plan, Stored, Write};
 use hookonce_core::event::{Effect, Field, ParseError};
 use hookonce_core::Seconds;
 use serde_json::json;
 
 const ASYNC: Plan = Plan::Apply { forward: true };
+const SYNC: Plan = Plan::Claim { lease: Seconds(30) };
+
+fn writes<'a>(d: &'a Decision<'a>) -> &'a [Write<'a>] {
+    assert!(
+        matches!(d, Decision::Apply { .. }),
+        "expected Apply, got {d:?}"
+    );
+    d.writes()
+}
+
+fn claim_of(e: &Signed, until_secs: u64) -> Claim {
+    Claim {
+        holder: Some(Lease {
+            event_id: e.id().clone(),
+            until: NOW.plus(Seconds(until_secs)),
+        }),
+        newest: e.version(),
+    }
+}
 
 #[test]
-fn a_new_snapshot_event_is_applied_with_its_state_and_version() {
+fn a_new_snapshot_event_is_applied_with_its_state_version_body_and_outbox_row() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
-    let Decision::Apply(apply) = decide(&e, &Stored::default(), ASYNC, NOW) else {
-        panic!("expected Apply");
+    let d = e.decide(&Stored::default(), ASYNC, NOW);
+    let w = writes(&d);
+    assert!(
+        matches!(w[0], Write::Record { outcome: Outcome::Applied, event_id, .. } if event_id.as_str() == "evt_1")
+    );
+    let Write::Snapshot { state, version } = &w[1] else {
+        panic!("expected a snapshot write, got {w:?}");
     };
-    assert_eq!(apply.event_id.as_str(), "evt_1");
-    let (state, version) = apply.snapshot.expect("snapshot write");
-    assert_eq!(state, r#"{"id":"card_1","status":"active"}"#);
+    assert_eq!(*state, r#"{"id":"card_1","status":"active"}"#);
     assert_eq!(version.event_id.as_str(), "evt_1");
-    assert_eq!(apply.ledger, None);
-    assert!(apply.enqueue);
+    assert!(matches!(&w[2], Write::Body { body, headers, .. }
+        if *body == e.body.as_slice() && headers.contains("\"webhook-id\":\"evt_1\"")));
+    assert!(matches!(w[3], Write::Enqueue { .. }));
+    assert_eq!(w.len(), 4);
+    assert!(matches!(d, Decision::Apply { enqueued: true, .. }));
 }
 
 #[test]
@@ -29,13 +55,10 @@ fn an_id_seen_before_is_a_duplicate_whatever_happened_then() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     for outcome in [Outcome::Applied, Outcome::Stale] {
         let stored = Stored {
-            record: Some(Record::Done(outcome)),
+            record: Some(outcome),
             ..Stored::default()
         };
-        assert_eq!(
-            decide(&e, &stored, ASYNC, NOW),
-            Decision::Duplicate(outcome)
-        );
+        assert_eq!(e.decide(&stored, ASYNC, NOW), Decision::Duplicate(outcome));
     }
 }
 
@@ -47,7 +70,17 @@ fn an_older_snapshot_is_stale_and_not_forwarded() {
         version: newer.version(),
         ..Stored::default()
     };
-    assert_eq!(decide(&older, &stored, ASYNC, NOW), Decision::Stale);
+    let d = older.decide(&stored, ASYNC, NOW);
+    assert!(
+        matches!(
+            d,
+            Decision::Stale(Write::Record {
+                outcome: Outcome::Stale,
+                ..
+            })
+        ),
+        "{d:?}"
+    );
 }
 
 #[test]
@@ -58,58 +91,44 @@ fn events_created_in_the_same_second_are_ordered_by_id() {
         version: b.version(),
         ..Stored::default()
     };
-    assert_eq!(decide(&a, &stored, ASYNC, NOW), Decision::Stale);
+    assert_eq!(a.decide(&stored, ASYNC, NOW).label(), "stale");
     let stored = Stored {
         version: a.version(),
         ..Stored::default()
     };
-    assert!(matches!(
-        decide(&b, &stored, ASYNC, NOW),
-        Decision::Apply(_)
-    ));
+    assert_eq!(b.decide(&stored, ASYNC, NOW).label(), "applied");
 }
 
 #[test]
 fn events_about_the_same_object_are_not_duplicates_of_each_other() {
     // Deduplicating on the object id would drop real events.
+    let mut store = Model::default();
     let created = event(&snapshot("evt_1", "card_1", 0, "active"));
     let frozen = event(&snapshot("evt_2", "card_1", 1, "frozen"));
-    let stored = Stored {
-        version: created.version(),
-        ..Stored::default()
-    };
-    assert!(matches!(
-        decide(&frozen, &stored, ASYNC, NOW),
-        Decision::Apply(_)
-    ));
+    assert_eq!(store.run(&created, ASYNC, NOW).label, "applied");
+    assert_eq!(store.run(&frozen, ASYNC, NOW).label, "applied");
 }
 
 #[test]
 fn two_events_with_identical_payloads_are_two_events() {
     // Deduplicating on a hash of the body would drop the second payment.
+    let mut store = Model::default();
     let first = event(&payment("evt_1", "card_1", 0, 500));
     let second = event(&payment("evt_2", "card_1", 0, 500));
-    let after_first = Stored::default();
-    assert!(matches!(
-        decide(&first, &after_first, ASYNC, NOW),
-        Decision::Apply(_)
-    ));
-    assert!(matches!(
-        decide(&second, &after_first, ASYNC, NOW),
-        Decision::Apply(_)
-    ));
+    assert_eq!(store.run(&first, ASYNC, NOW).label, "applied");
+    assert_eq!(store.run(&second, ASYNC, NOW).label, "applied");
+    assert_eq!(store.total(), 1_000);
 }
 
 #[test]
 fn a_replay_of_the_current_version_after_ids_were_cleared_is_a_duplicate() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let stored = Stored {
-        record: None,
         version: e.version(),
-        ledger_has_event: false,
+        ..Stored::default()
     };
     assert_eq!(
-        decide(&e, &stored, ASYNC, NOW),
+        e.decide(&stored, ASYNC, NOW),
         Decision::Duplicate(Outcome::Applied)
     );
 }
@@ -122,7 +141,7 @@ fn a_ledger_replay_after_ids_were_cleared_is_caught_by_the_ledger_row() {
         ..Stored::default()
     };
     assert_eq!(
-        decide(&e, &stored, ASYNC, NOW),
+        e.decide(&stored, ASYNC, NOW),
         Decision::Duplicate(Outcome::Applied)
     );
 }
@@ -131,11 +150,12 @@ fn a_ledger_replay_after_ids_were_cleared_is_caught_by_the_ledger_row() {
 fn a_ledger_event_carries_its_amount() {
     let e = event(&payment("evt_1", "card_1", 0, -250));
     assert_eq!(e.effect(), &Effect::Ledger { amount: -250 });
-    let Decision::Apply(apply) = decide(&e, &Stored::default(), ASYNC, NOW) else {
-        panic!("expected Apply");
-    };
-    assert_eq!(apply.ledger, Some(-250));
-    assert_eq!(apply.snapshot, None);
+    let d = e.decide(&Stored::default(), ASYNC, NOW);
+    let w = writes(&d);
+    assert!(w
+        .iter()
+        .any(|w| matches!(w, Write::Ledger { amount: -250, .. })));
+    assert!(!w.iter().any(|w| matches!(w, Write::Snapshot { .. })));
 }
 
 #[test]
@@ -143,26 +163,40 @@ fn without_forwarding_nothing_is_enqueued() {
     let e = event(
         &json!({"id": "evt_1", "type": "card.noticed", "created_at": "2026-10-06T07:06:30Z"}),
     );
-    let Decision::Apply(apply) =
-        decide(&e, &Stored::default(), Plan::Apply { forward: false }, NOW)
-    else {
-        panic!("expected Apply");
-    };
-    assert!(!apply.enqueue);
+    let d = e.decide(&Stored::default(), Plan::Apply { forward: false }, NOW);
+    assert!(!writes(&d)
+        .iter()
+        .any(|w| matches!(w, Write::Enqueue { .. })));
+    assert!(matches!(
+        d,
+        Decision::Apply {
+            enqueued: false,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn without_forwarding_or_kept_bodies_no_body_is_stored() {
+    let mut source = cockpit();
+    source.keep_raw_bodies = false;
+    let e = parse_signed(&source, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
+    let d = e.decide(&Stored::default(), Plan::Apply { forward: false }, NOW);
+    assert!(!writes(&d).iter().any(|w| matches!(w, Write::Body { .. })));
+    // A forwarded event keeps its body whatever the setting: the outbox sends it.
+    let d = e.decide(&Stored::default(), ASYNC, NOW);
+    assert!(writes(&d).iter().any(|w| matches!(w, Write::Body { .. })));
 }
 
 #[test]
 fn a_copy_arriving_while_the_claim_holds_is_told_when_to_retry() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let stored = Stored {
-        record: Some(Record::Claimed {
-            until: NOW.plus(Seconds(12)),
-        }),
+        claim: Some(claim_of(&e, 12)),
         ..Stored::default()
     };
-    let plan = Plan::Claim { lease: Seconds(30) };
     assert_eq!(
-        decide(&e, &stored, plan, NOW),
+        e.decide(&stored, SYNC, NOW),
         Decision::InFlight {
             retry_after: Seconds(12)
         }
@@ -170,55 +204,96 @@ fn a_copy_arriving_while_the_claim_holds_is_told_when_to_retry() {
 }
 
 #[test]
+fn another_event_of_the_entity_waits_while_one_is_being_forwarded() {
+    let first = event(&snapshot("evt_1", "card_1", 0, "active"));
+    let second = event(&snapshot("evt_2", "card_1", 5, "frozen"));
+    let stored = Stored {
+        claim: Some(claim_of(&first, 20)),
+        ..Stored::default()
+    };
+    assert_eq!(
+        second.decide(&stored, SYNC, NOW),
+        Decision::InFlight {
+            retry_after: Seconds(1)
+        }
+    );
+}
+
+#[test]
+fn an_event_older_than_an_expired_claim_is_stale_not_forwarded() {
+    // The claim's holder may have reached the application before it died.
+    let newer = event(&snapshot("evt_2", "card_1", 10, "frozen"));
+    let older = event(&snapshot("evt_1", "card_1", 5, "active"));
+    let stored = Stored {
+        claim: Some(claim_of(&newer, 0)),
+        ..Stored::default()
+    };
+    assert_eq!(older.decide(&stored, SYNC, NOW).label(), "stale");
+}
+
+#[test]
+fn an_event_older_than_one_whose_call_failed_is_stale() {
+    // A failed call may still have reached the application.
+    let mut store = Model::default();
+    let newer = event(&snapshot("evt_2", "card_1", 10, "frozen"));
+    let older = event(&snapshot("evt_1", "card_1", 5, "active"));
+    let until = store.run(&newer, SYNC, NOW).claim.expect("claimed");
+    let w = release(store.claim.as_ref(), &newer, until).expect("ours to release");
+    assert_eq!(store.execute(&w), 1);
+    assert_eq!(store.run(&older, SYNC, NOW).label, "stale");
+    // The newer event's own retry may claim again at once.
+    assert_eq!(store.run(&newer, SYNC, NOW).label, "claimed");
+}
+
+#[test]
 fn a_copy_arriving_after_the_lease_ended_takes_the_claim_over() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let stored = Stored {
-        record: Some(Record::Claimed { until: NOW }),
+        claim: Some(claim_of(&e, 0)),
         ..Stored::default()
     };
-    let plan = Plan::Claim { lease: Seconds(30) };
+    let until = NOW.plus(Seconds(30));
     assert_eq!(
-        decide(&e, &stored, plan, NOW),
+        e.decide(&stored, SYNC, NOW),
         Decision::Claim {
-            until: NOW.plus(Seconds(30)),
+            write: Write::Claim(claim_of(&e, 30)),
+            until,
             takeover: true
         }
     );
     assert_eq!(
-        decide(&e, &Stored::default(), plan, NOW),
+        e.decide(&Stored::default(), SYNC, NOW),
         Decision::Claim {
-            until: NOW.plus(Seconds(30)),
+            write: Write::Claim(claim_of(&e, 30)),
+            until,
             takeover: false
         }
     );
 }
 
 #[test]
-fn a_commit_applies_over_its_own_claim_and_enqueues_nothing() {
+fn a_commit_applies_over_its_own_claim_releases_it_and_enqueues_nothing() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
-    let stored = Stored {
-        record: Some(Record::Claimed {
-            until: NOW.plus(Seconds(30)),
-        }),
-        ..Stored::default()
-    };
-    let Decision::Apply(apply) = decide(&e, &stored, Plan::Commit, NOW) else {
-        panic!("expected Apply");
-    };
-    assert!(!apply.enqueue);
-    assert!(apply.snapshot.is_some());
+    let mut store = Model::default();
+    let claimed = store.run(&e, SYNC, NOW);
+    assert_eq!((claimed.label, claimed.rows), ("claimed", 1));
+    let committed = store.run(&e, Plan::Commit, NOW);
+    assert_eq!(committed.label, "applied");
+    assert_eq!(store.claim.as_ref().and_then(|c| c.holder.as_ref()), None);
+    assert!(store.outbox.is_empty());
+    assert!(store.snapshot.is_some());
 }
 
 #[test]
 fn a_failed_call_releases_only_the_claim_it_wrote() {
+    let e = event(&snapshot("evt_1", "card_1", 0, "active"));
+    let other = event(&snapshot("evt_2", "card_1", 1, "active"));
     let ours = NOW.plus(Seconds(30));
-    assert!(may_release(Some(Record::Claimed { until: ours }), ours));
-    let theirs = Some(Record::Claimed {
-        until: ours.plus(Seconds(5)),
-    });
-    assert!(!may_release(theirs, ours));
-    assert!(!may_release(Some(Record::Done(Outcome::Applied)), ours));
-    assert!(!may_release(None, ours));
+    let claim = claim_of(&e, 30);
+    assert!(release(Some(&claim), &e, ours).is_some());
+    assert_eq!(release(Some(&claim_of(&e, 35)), &e, ours), None);
+    assert_eq!(release(Some(&claim_of(&other, 30)), &e, ours), None);
+    assert_eq!(release(None, &e, ours), None);
 }
 
 #[test]

@@ -1,25 +1,24 @@
-//! The Durable Object that owns one entity: its processed ids, state, ledger and outbox.
+//! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
+//! outbox.
 //!
-//! Each request runs verify → parse → read → decide → write with no `.await` between the
+//! Each delivery runs verify → parse → read → decide → write with no `.await` between the
 //! reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
-use hookonce_core::config::ForwardMode;
-use hookonce_core::decide::{decide, Decision, Plan};
-use hookonce_core::event::{Event, EventId};
+use hookonce_core::decide::{decide, release, Decision, Delivery, Plan};
+use hookonce_core::outbox::target;
 use hookonce_core::retention::Retention;
-use hookonce_core::UnixSeconds;
+use hookonce_core::retry::AttemptResult;
+use hookonce_core::{sign, Event, EventId, Headers, UnixSeconds};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{durable_object, DurableObject, Env, Method, Request, Response, Result, State};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
+use crate::internal::{Op, SOURCE_HEADER};
 use crate::problem::{self, json_response};
+use crate::send::{self, Outgoing};
 use crate::sources::{self, Loaded, Source};
-use crate::store::{self, Raw};
-use crate::{clock, forward, http};
-
-/// Internal header naming the source of a request the Worker passes on.
-pub const SOURCE_HEADER: &str = "x-hookonce-source";
+use crate::{clock, http, outbox, sql};
 
 #[durable_object]
 pub struct EntityObject {
@@ -29,43 +28,54 @@ pub struct EntityObject {
 
 impl DurableObject for EntityObject {
     fn new(state: State, env: Env) -> Self {
-        // Schema first, before any request can read: idempotent, cheap when it exists.
-        if let Err(e) = state.storage().sql().exec(store::SCHEMA, None) {
-            worker::console_error!("hookonce: creating the entity schema failed: {e}");
-        }
-        forward::rearm_on_start(&state);
+        // Schema first, before any request can read.
+        sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
+        outbox::rearm_on_start(&state);
         Self { state, env }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
         let url = req.url()?;
-        let query = |key: &str| {
-            url.query_pairs()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.into_owned())
+        let Some(op) = Op::parse(url.path(), url.query().unwrap_or("")) else {
+            return problem::NOT_FOUND.respond("no such entity operation");
         };
-        match (req.method(), url.path()) {
-            (Method::Post, "/ingest") => self.ingest(req).await,
-            (Method::Get, "/entity") => self.entity(),
-            (Method::Get, "/event") => match query("id").and_then(EventId::new) {
-                Some(id) => self.event(&id),
-                None => problem::BAD_REQUEST.respond("query parameter id is required"),
+        let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
+        match op {
+            Op::Ingest => self.ingest(req).await,
+            Op::Entity => self.entity(),
+            Op::Event(raw) => match id(&raw) {
+                Ok(id) => self.event(&id),
+                Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            (Method::Post, "/outbox/retry") => forward::retry_dead(&self.state).await,
-            (Method::Post, "/replay") => match query("id").and_then(EventId::new) {
-                Some(id) => self.replay(&id).await,
-                None => problem::BAD_REQUEST.respond("query parameter id is required"),
+            Op::RetryDead => {
+                let requeued = outbox::requeue_dead(&self.state).await?;
+                json_response(200, &json!({ "requeued": requeued }), "application/json")
+            }
+            Op::Replay(raw) => match id(&raw) {
+                Ok(id) => self.replay(&id).await,
+                Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            _ => problem::NOT_FOUND.respond("no such entity operation"),
         }
     }
 
     async fn alarm(&self) -> Result<Response> {
-        forward::run_alarm(&self.state, &self.env).await
+        let loaded = sources::load(&self.env);
+        let Ok(loaded) = &*loaded else {
+            // Retry later: a configuration fix must not lose queued events.
+            outbox::ensure_alarm(
+                &self.state,
+                clock::now().plus(hookonce_core::Seconds::MINUTE),
+            )
+            .await?;
+            return Response::ok("configuration error; retrying in a minute");
+        };
+        outbox::deliver_due(&self.state, loaded).await?;
+        outbox::prune(&self.state, loaded).await?;
+        Response::ok("done")
     }
 }
 
-/// The result of one pass through the pipeline.
+/// What one pass through read → decide → write came to.
 struct Handled {
     label: &'static str,
     rows_written: usize,
@@ -89,8 +99,8 @@ impl EntityObject {
         self.pipeline(loaded, source, &headers, &body).await
     }
 
-    /// Verify, parse, decide, write, respond; the same path for a provider's delivery and
-    /// for an admin replay.
+    /// Verify, parse, decide, write, respond (and forward, in synchronous mode): the same
+    /// path for a provider's delivery and for an admin replay.
     async fn pipeline(
         &self,
         loaded: &Loaded,
@@ -108,45 +118,51 @@ impl EntityObject {
             Ok(e) => e,
             Err(e) => return problem::BAD_EVENT.respond(e),
         };
-        let plan = match &source.config.forward {
-            None => Plan::Apply { forward: false },
-            Some(f) if f.mode == ForwardMode::Async => Plan::Apply { forward: true },
-            Some(f) => Plan::Claim { lease: f.lease },
-        };
-        let raw = Raw {
-            source,
+        let delivery = Delivery {
+            source: &source.config,
+            event: &event,
             headers,
             body,
         };
-        let handled = self.run(&event, plan, &raw, now)?;
+        let handled = self.run(delivery, Plan::for_source(&source.config), now)?;
         if handled.enqueued {
-            forward::ensure_alarm(&self.state, now).await?;
+            outbox::ensure_alarm(&self.state, now).await?;
         }
         if handled.rows_written > 0 && source.config.retention != Retention::Forever {
             // Ids past their retention are pruned by the alarm; make sure one is set.
-            forward::ensure_alarm(&self.state, now.plus(forward::PRUNE_EVERY)).await?;
+            outbox::ensure_alarm(&self.state, now.plus(outbox::PRUNE_EVERY)).await?;
         }
-        if let Some(until) = handled.claim {
-            return forward::call_and_commit(
-                self,
-                source,
-                loaded.forward_secret.as_ref(),
-                &event,
-                &raw,
-                until,
-            )
-            .await;
+        let Some(until) = handled.claim else {
+            return respond(source, &event, &handled);
+        };
+        match self.forward_now(loaded, source, &event, body).await {
+            Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
+                let handled = self.run(delivery, Plan::Commit, clock::now())?;
+                respond(source, &event, &handled)
+            }
+            other => {
+                self.release(&event, until)?;
+                let detail = other.map_or_else(
+                    || "synchronous forwarding has no destination or secret".to_owned(),
+                    |r| format!("destination answered {r}; the provider should retry"),
+                );
+                let resp = problem::BAD_GATEWAY
+                    .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
+                http::with_header(resp, "hookonce-outcome", "released")
+            }
         }
-        self.respond(source, &event, &handled)
     }
 
     /// Read, decide and write as one synchronous unit: no `.await` in here.
-    fn run(&self, event: &Event, plan: Plan, raw: &Raw<'_>, now: UnixSeconds) -> Result<Handled> {
+    fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
         let sql = self.state.storage().sql();
-        store::transaction(&self.state, || {
-            let stored = store::stored(&sql, event)?;
-            let decision = decide(event, &stored, plan, now);
-            let rows_written = store::write(&sql, &decision, event, raw, now)?;
+        sql::transaction(&self.state, || {
+            let stored = sql::stored(&sql, d.event, plan)?;
+            let decision = decide(d, &stored, plan, now);
+            let mut rows_written = 0;
+            for write in decision.writes() {
+                rows_written += sql::execute(&sql, write, now)?;
+            }
             let mut handled = Handled {
                 label: decision.label(),
                 rows_written,
@@ -155,45 +171,43 @@ impl EntityObject {
                 retry_after: None,
             };
             match decision {
-                Decision::Apply(apply) => handled.enqueued = apply.enqueue,
+                Decision::Apply { enqueued, .. } => handled.enqueued = enqueued,
                 Decision::Claim { until, .. } => handled.claim = Some(until),
                 Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
-                Decision::Duplicate(_) | Decision::Stale => {}
+                Decision::Duplicate(_) | Decision::Stale(_) => {}
             }
             Ok(handled)
         })
     }
 
-    /// Commits a synchronous call that succeeded (`Plan::Commit`).
-    pub(crate) fn commit(&self, source: &Source, event: &Event, raw: &Raw<'_>) -> Result<Response> {
-        let handled = self.run(event, Plan::Commit, raw, clock::now())?;
-        self.respond(source, event, &handled)
-    }
-
-    pub(crate) fn state(&self) -> &State {
-        &self.state
-    }
-
-    fn respond(&self, source: &Source, event: &Event, handled: &Handled) -> Result<Response> {
-        let mut body = json!({
-            "outcome": handled.label,
-            "source": source.config.name,
-            "event_id": event.id().as_str(),
-            "event_type": event.kind().as_str(),
-            "entity": event.entity().map(|e| e.as_str()),
-            "rows_written": handled.rows_written,
-        });
-        let resp = match handled.retry_after {
-            Some(secs) => {
-                body["retry_after"] = json!(secs);
-                let detail = format!("event {} is being forwarded; retry in {secs} s", event.id());
-                let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
-                http::with_header(resp, "retry-after", &secs.max(1).to_string())?
-            }
-            // Applied, duplicate and stale alike are 200: a provider must never retry a duplicate.
-            None => json_response(200, &body, "application/json")?,
+    /// Synchronous mode: one call to the destination while the provider waits.
+    async fn forward_now(
+        &self,
+        loaded: &Loaded,
+        source: &Source,
+        event: &Event,
+        body: &[u8],
+    ) -> Option<AttemptResult> {
+        let to = target(None, Some(&source.config))?;
+        let secret = loaded.forward_secret.as_ref()?;
+        let out = Outgoing {
+            source: &source.config.name,
+            event_id: event.id().as_str(),
+            attempt: 1,
+            body,
         };
-        http::with_header(resp, "hookonce-outcome", handled.label)
+        Some(send::post(to, secret, out).await)
+    }
+
+    /// Ends a failed call's hold on the claim, if it still has it.
+    fn release(&self, event: &Event, until: UnixSeconds) -> Result<()> {
+        let sql = self.state.storage().sql();
+        sql::transaction(&self.state, || {
+            if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {
+                sql::execute(&sql, &w, clock::now())?;
+            }
+            Ok(())
+        })
     }
 
     fn entity(&self) -> Result<Response> {
@@ -301,7 +315,6 @@ impl EntityObject {
         struct Row {
             event_type: String,
             outcome: String,
-            claimed_until: Option<i64>,
             created_at: Option<i64>,
             processed_at: i64,
         }
@@ -310,8 +323,8 @@ impl EntityObject {
             .storage()
             .sql()
             .exec(
-                "SELECT event_type, outcome, claimed_until, created_at, processed_at FROM events WHERE event_id = ?",
-                vec![id.as_str().into()],
+                "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?",
+                vec![sql::text(id.as_str())],
             )?
             .to_array()?
             .into_iter()
@@ -326,7 +339,6 @@ impl EntityObject {
                     "event_id": id.as_str(),
                     "type": r.event_type,
                     "outcome": r.outcome,
-                    "claimed_until": r.claimed_until,
                     "created_at": r.created_at,
                     "processed_at": r.processed_at,
                 }),
@@ -342,7 +354,7 @@ impl EntityObject {
         struct Row {
             source: String,
             headers: String,
-            body: store::Blob,
+            body: sql::Blob,
         }
         let row: Option<Row> = self
             .state
@@ -350,7 +362,7 @@ impl EntityObject {
             .sql()
             .exec(
                 "SELECT source, headers, body FROM bodies WHERE event_id = ?",
-                vec![id.as_str().into()],
+                vec![sql::text(id.as_str())],
             )?
             .to_array()?
             .into_iter()
@@ -373,23 +385,29 @@ impl EntityObject {
         else {
             return problem::INTERNAL.respond("stored headers are unreadable");
         };
-        headers.extend(sources::sign_as_provider(
-            source,
-            &headers,
-            &row.body.0,
+        let webhook_id = Headers::get(&headers, "webhook-id")
+            .unwrap_or(id.as_str())
+            .to_owned();
+        for (name, value) in sign::headers(
+            source.config.scheme,
+            &source.signer,
+            &webhook_id,
             clock::now(),
-        ));
+            &row.body.0,
+        ) {
+            headers.retain(|(k, _)| k != name);
+            headers.push((name.to_owned(), value));
+        }
         let before = self.fingerprint()?;
         let resp = self.pipeline(loaded, source, &headers, &row.body.0).await?;
         let after = self.fingerprint()?;
         let outcome = resp.headers().get("hookonce-outcome")?.unwrap_or_default();
-        let resp_status = resp.status_code();
         json_response(
             200,
             &json!({
                 "event_id": id.as_str(),
                 "outcome": outcome,
-                "status": resp_status,
+                "status": resp.status_code(),
                 "changed": before != after,
             }),
             "application/json",
@@ -417,4 +435,27 @@ impl EntityObject {
             .one()?;
         Ok(row.f)
     }
+}
+
+fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<Response> {
+    let mut body = json!({
+        "outcome": handled.label,
+        "source": source.config.name,
+        "event_id": event.id().as_str(),
+        "event_type": event.kind().as_str(),
+        "entity": event.entity().map(|e| e.as_str()),
+        "rows_written": handled.rows_written,
+    });
+    let resp = match handled.retry_after {
+        Some(secs) => {
+            body["retry_after"] = json!(secs);
+            let detail =
+                format!("another event of this entity is being forwarded; retry in {secs} s");
+            let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
+            http::with_header(resp, "retry-after", &secs.max(1).to_string())?
+        }
+        // Applied, duplicate and stale alike are 200: a provider must never retry a duplicate.
+        None => json_response(200, &body, "application/json")?,
+    };
+    http::with_header(resp, "hookonce-outcome", handled.label)
 }

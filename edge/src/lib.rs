@@ -3,27 +3,37 @@
 //! The Cloudflare Workers adapter. It reads the clock, does the IO and carries out what
 //! `hookonce-core` decides; it decides nothing itself.
 //!
-//! - The Worker (this file) routes, verifies and parses at the edge, so a bad delivery is
-//!   refused without waking any Durable Object, then hands the raw delivery to the entity's
-//!   object.
-//! - [`entity::EntityObject`], one per (source, entity), verifies again (it trusts no
-//!   caller), decides and writes in one synchronous transaction, and forwards.
-//! - [`keys::KeyObject`], one per (publish token, Idempotency-Key), serves the publish API.
+//! Modules, leaves first (each imports only those above it):
+//! - `clock`, `problem`, `internal` (binding names, internal headers, object operations);
+//! - `http` (request helpers), `sources` (configuration, once per isolate);
+//! - `sql` (schema, point reads, one statement per core command), `send` (outgoing POST);
+//! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
+//! - the Worker side: `ingest`, `api` (read and admin), `publish`;
+//! - the Durable Objects: [`EntityObject`] (one per source and entity) and [`KeyObject`]
+//!   (one per publish token and Idempotency-Key).
 
+mod api;
 mod clock;
 mod entity;
-mod forward;
 mod http;
+mod ingest;
+mod internal;
 mod keys;
+mod outbox;
 mod problem;
+mod publish;
+mod send;
 mod sources;
-mod store;
-mod webhook;
+mod sql;
 
-use worker::{event, Context, Env, Method, Request, Response, Result};
+use hookonce_core::{Route, RouteError};
+use worker::{event, Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
 pub use keys::KeyObject;
+
+/// The API description, served verbatim at `GET /openapi.json`.
+const OPENAPI: &str = include_str!("../openapi.json");
 
 #[event(start)]
 fn start() {
@@ -43,56 +53,31 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
 }
 
 async fn route(req: Request, env: &Env) -> Result<Response> {
-    let path = req.path();
-    let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    let Some(seg) = segments
-        .iter()
-        .map(|s| http::decode_segment(s))
-        .collect::<Option<Vec<String>>>()
-    else {
-        return problem::BAD_REQUEST.respond("the path has a malformed %-escape");
-    };
-    let seg: Vec<&str> = seg.iter().map(String::as_str).collect();
-    let method = req.method();
-    let allow = |allowed: Method| -> Option<Result<Response>> {
-        (method != allowed).then(|| {
-            let resp = problem::METHOD_NOT_ALLOWED
-                .respond(format!("{path} accepts {allowed} only"))
-                .and_then(|r| http::with_header(r, "allow", allowed.as_ref()));
-            resp
-        })
-    };
-    match seg.as_slice() {
-        [""] => {
-            if let Some(r) = allow(Method::Get) {
-                return r;
-            }
-            problem::json_response(200, &webhook::index(), "application/json")
+    let url = req.url()?;
+    let path = url.path();
+    let route = match Route::parse(req.method().as_ref(), path, url.query().unwrap_or("")) {
+        Ok(route) => route,
+        Err(RouteError::NotFound) => {
+            return problem::NOT_FOUND.respond(format!("no route for {path}"))
         }
-        ["webhooks", source] => match allow(Method::Post) {
-            Some(r) => r,
-            None => webhook::receive(req, env, source).await,
-        },
-        ["entities", source, entity] => match allow(Method::Get) {
-            Some(r) => r,
-            None => webhook::admin(req, env, source, Some(entity), None, "/entity").await,
-        },
-        ["events", source, event_id] => match allow(Method::Get) {
-            Some(r) => r,
-            None => webhook::admin(req, env, source, None, Some(event_id), "/event").await,
-        },
-        ["admin", "outbox", source, entity, "retry"] => match allow(Method::Post) {
-            Some(r) => r,
-            None => webhook::admin(req, env, source, Some(entity), None, "/outbox/retry").await,
-        },
-        ["admin", "replay", source, event_id] => match allow(Method::Post) {
-            Some(r) => r,
-            None => webhook::admin(req, env, source, None, Some(event_id), "/replay").await,
-        },
-        ["v1", "messages"] => match allow(Method::Post) {
-            Some(r) => r,
-            None => keys::publish(req, env).await,
-        },
-        _ => problem::NOT_FOUND.respond(format!("no route for {path}")),
+        Err(RouteError::MethodNotAllowed { allow }) => {
+            let resp =
+                problem::METHOD_NOT_ALLOWED.respond(format!("{path} accepts {allow} only"))?;
+            return http::with_header(resp, "allow", allow);
+        }
+        Err(e @ RouteError::BadEscape) => return problem::BAD_REQUEST.respond(e),
+    };
+    match &route {
+        Route::Index => problem::json_response(200, &api::index(), "application/json"),
+        Route::OpenApi => {
+            let resp = Response::ok(OPENAPI)?;
+            http::with_header(resp, "content-type", "application/json")
+        }
+        Route::Receive { source } => ingest::receive(req, env, source).await,
+        Route::Entity { .. }
+        | Route::Event { .. }
+        | Route::RetryDead { .. }
+        | Route::Replay { .. } => api::admin(&req, env, &route).await,
+        Route::Publish => publish::publish(req, env).await,
     }
 }

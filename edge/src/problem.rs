@@ -30,7 +30,6 @@ kinds! {
     KEY_MISSING = (400, "idempotency-key-missing", "Idempotency-Key is required");
     KEY_MALFORMED = (400, "idempotency-key-malformed", "Idempotency-Key is malformed");
     KEY_MISMATCH = (422, "idempotency-key-reused", "Idempotency-Key was used for a different request");
-    KEY_IN_PROGRESS = (409, "idempotency-key-in-progress", "A request with this Idempotency-Key is still being processed");
     IN_FLIGHT = (409, "in-flight", "Another copy of this event is being processed");
     BAD_GATEWAY = (502, "destination-failed", "The destination did not accept the event");
     NOT_DURABLE = (503, "not-durable", "The event could not be made durable; retry");

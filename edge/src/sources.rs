@@ -10,7 +10,7 @@ use std::rc::Rc;
 use hookonce_core::config::{ConfigError, SourceConfig, Sources};
 use hookonce_core::idempotency::KeyPolicy;
 use hookonce_core::verify::{Scheme, Secret, Verifier};
-use hookonce_core::{sign, Seconds, UnixSeconds};
+use hookonce_core::Seconds;
 use worker::{Env, Response};
 
 use crate::problem;
@@ -20,7 +20,7 @@ pub struct Source {
     pub config: SourceConfig,
     pub verifier: Verifier,
     /// The newest secret, for re-signing a stored event on replay.
-    signer: Secret,
+    pub signer: Secret,
 }
 
 /// Everything the adapter needs from its configuration.
@@ -157,38 +157,4 @@ fn parse(env: &Env) -> Result<Loaded, String> {
         admin_token: text(env, "HOOKONCE_ADMIN_TOKEN"),
         publish_tokens,
     })
-}
-
-/// Fresh signature headers for a stored body, made with the source's own secret, so a
-/// replay goes through verification like any delivery (nothing skips the check).
-pub fn sign_as_provider(
-    source: &Source,
-    headers: &[(String, String)],
-    body: &[u8],
-    now: UnixSeconds,
-) -> Vec<(String, String)> {
-    let ts = now.0.to_string();
-    match source.config.scheme {
-        Scheme::StandardWebhooks => {
-            let id = headers
-                .iter()
-                .find(|(k, _)| k == "webhook-id")
-                .map_or("", |(_, v)| v.as_str());
-            vec![
-                ("webhook-timestamp".into(), ts),
-                (
-                    "webhook-signature".into(),
-                    sign::standard_webhooks(&source.signer, id, now, body),
-                ),
-            ]
-        }
-        Scheme::Stripe => vec![(
-            "stripe-signature".into(),
-            sign::stripe(&source.signer, now, body),
-        )],
-        Scheme::GitHub => vec![(
-            "x-hub-signature-256".into(),
-            sign::github(&source.signer, body),
-        )],
-    }
 }

@@ -105,6 +105,47 @@ pub fn sign_standard_webhooks(secret: &str, id: &str, ts: i64, body: &[u8]) -> S
     format!("v1,{}", B64.encode(mac.finalize().into_bytes()))
 }
 
+/// Stripe `Stripe-Signature` value: `t=<ts>,v1=` + hex(HMAC-SHA256(secret bytes, "{ts}.{body}")),
+/// as Stripe documents it. Independent of hookonce-core on purpose.
+pub fn sign_stripe(secret: &str, ts: i64, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+    mac.update(format!("{ts}.").as_bytes());
+    mac.update(body);
+    format!("t={ts},v1={}", hex(&mac.finalize().into_bytes()))
+}
+
+/// GitHub `X-Hub-Signature-256` value: `sha256=` + hex(HMAC-SHA256(secret bytes, body)), as
+/// GitHub documents it. Independent of hookonce-core on purpose.
+pub fn sign_github(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+    mac.update(body);
+    format!("sha256={}", hex(&mac.finalize().into_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads an `Idempotency-Key` field as an RFC 8941 sf-string (§4.2.5), as a server following
+/// draft-ietf-httpapi-idempotency-key-header would; `None` if it is not one. Independent of
+/// hookonce-core on purpose.
+pub fn parse_sf_string(field: &str) -> Option<String> {
+    let inner = field.trim_matches(' ').strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    loop {
+        match chars.next()? {
+            '\\' => match chars.next()? {
+                c @ ('"' | '\\') => out.push(c),
+                _ => return None,
+            },
+            '"' => return chars.next().is_none().then_some(out),
+            c if (' '..='~').contains(&c) => out.push(c),
+            _ => return None,
+        }
+    }
+}
+
 /// `webhook-id`, `webhook-timestamp`, `webhook-signature` and a JSON content type for a
 /// delivery, ready to pass to [`Worker::post`].
 pub fn standard_webhooks_headers(
@@ -685,5 +726,28 @@ mod tests {
         assert!(Path::new(c["main"].as_str().unwrap()).is_absolute());
         assert_eq!(c["vars"]["X"], "y");
         assert!(c["vars"]["HOOKONCE_SOURCES"]["cockpit"].is_object());
+    }
+}
+
+#[cfg(test)]
+mod oracle_tests {
+    use super::*;
+
+    #[test]
+    fn the_harness_signs_githubs_documented_example() {
+        // docs.github.com, "Validating webhook deliveries": the published test values.
+        assert_eq!(
+            sign_github("It's a Secret to Everybody", b"Hello, World!"),
+            "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+        );
+    }
+
+    #[test]
+    fn the_harness_reads_sf_strings_strictly() {
+        assert_eq!(parse_sf_string("\"evt_1\"").as_deref(), Some("evt_1"));
+        assert_eq!(parse_sf_string(" \"a\\\"b\" ").as_deref(), Some("a\"b"));
+        for bad in ["evt_1", "\"open", "\"a\"b", "\"\\x\""] {
+            assert_eq!(parse_sf_string(bad), None, "{bad}");
+        }
     }
 }

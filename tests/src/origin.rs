@@ -300,8 +300,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
     // a malformed one is recorded as such and never matches an id.
     let idempotency_key_wire = get("idempotency-key");
     if let Some(wire) = &idempotency_key_wire {
-        let parsed = hookonce_core::idempotency::IdempotencyKey::parse(Some(wire))
-            .map_or_else(|e| format!("<malformed: {e}>"), |k| k.as_str().to_owned());
+        let parsed = crate::parse_sf_string(wire).unwrap_or_else(|| format!("<malformed: {wire}>"));
         for (k, v) in headers.iter_mut() {
             if k == "idempotency-key" {
                 *v = parsed.clone();

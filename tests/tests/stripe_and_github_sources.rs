@@ -2,10 +2,8 @@
 //! shape, and deduplication on its own event id (Stripe's `evt_…` in the body, GitHub's
 //! `X-GitHub-Delivery`, which GitHub keeps when it redelivers).
 
-use hookonce_core::verify::Scheme;
-use hookonce_core::{sign, UnixSeconds};
 use hookonce_e2e::events::{assert_problem, outcome};
-use hookonce_e2e::{unix_now, Worker};
+use hookonce_e2e::{sign_github, sign_stripe, unix_now, Worker};
 use serde_json::json;
 
 const STRIPE_SECRET: &str = "whsec_stripe_e2e_secret";
@@ -30,8 +28,7 @@ fn worker() -> Worker {
 }
 
 fn stripe_delivery(w: &Worker, body: &[u8]) -> hookonce_e2e::Resp {
-    let secret = Scheme::Stripe.parse_secret(STRIPE_SECRET).unwrap();
-    let header = sign::stripe(&secret, UnixSeconds(unix_now()), body);
+    let header = sign_stripe(STRIPE_SECRET, unix_now(), body);
     w.post(
         "/webhooks/stripe",
         &[("stripe-signature", header.as_str())],
@@ -40,8 +37,7 @@ fn stripe_delivery(w: &Worker, body: &[u8]) -> hookonce_e2e::Resp {
 }
 
 fn github_delivery(w: &Worker, delivery: &str, body: &[u8]) -> hookonce_e2e::Resp {
-    let secret = Scheme::GitHub.parse_secret(GITHUB_SECRET).unwrap();
-    let header = sign::github(&secret, body);
+    let header = sign_github(GITHUB_SECRET, body);
     w.post(
         "/webhooks/github",
         &[
@@ -91,7 +87,7 @@ fn stripe_and_github_deliveries_are_verified_and_deduplicated_on_their_event_ids
         &[
             (
                 "x-hub-signature-256",
-                sign::github(&Scheme::GitHub.parse_secret(GITHUB_SECRET).unwrap(), push).as_str(),
+                sign_github(GITHUB_SECRET, push).as_str(),
             ),
             ("x-github-delivery", "99"),
             ("x-github-event", "push"),

@@ -1,10 +1,12 @@
 //! Shared helpers: real sign → verify → parse, so tests reach events the only way code can.
 #![allow(dead_code)]
 
-use hookonce_core::config::SourceConfig;
-use hookonce_core::event::{Event, ParseError};
-use hookonce_core::verify::{Scheme, Verifier};
-use hookonce_core::{sign, Seconds, UnixSeconds};
+pub mod model;
+
+use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored};
+use hookonce_core::{
+    sign, Event, ParseError, Scheme, Seconds, SourceConfig, UnixSeconds, Verifier,
+};
 use serde_json::{json, Value};
 
 /// The public Standard Webhooks example secret (also the sample source's local secret).
@@ -27,27 +29,65 @@ pub fn cockpit() -> SourceConfig {
     .expect("sample source is valid")
 }
 
+/// A delivery as the adapter holds it after steps 2 and 3: source, event, headers, body.
+pub struct Signed {
+    pub source: SourceConfig,
+    pub event: Event,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Signed {
+    pub fn delivery(&self) -> Delivery<'_> {
+        Delivery {
+            source: &self.source,
+            event: &self.event,
+            headers: &self.headers,
+            body: &self.body,
+        }
+    }
+
+    pub fn decide(&self, stored: &Stored, plan: Plan, now: UnixSeconds) -> Decision<'_> {
+        decide(self.delivery(), stored, plan, now)
+    }
+}
+
+impl std::ops::Deref for Signed {
+    type Target = Event;
+    fn deref(&self) -> &Event {
+        &self.event
+    }
+}
+
 /// Signs `body` as the provider would, verifies it and parses it with `source`.
-pub fn parse(source: &SourceConfig, body: &Value) -> Result<Event, ParseError> {
+pub fn parse_signed(source: &SourceConfig, body: &Value) -> Result<Signed, ParseError> {
     let secret = Scheme::StandardWebhooks.parse_secret(SECRET).unwrap();
     let bytes = serde_json::to_vec(body).unwrap();
     let msg_id = body["id"].as_str().unwrap_or("msg_none");
-    let ts = NOW.0.to_string();
-    let sig = sign::standard_webhooks(&secret, msg_id, NOW, &bytes);
-    let headers = [
-        ("webhook-id", msg_id),
-        ("webhook-timestamp", ts.as_str()),
-        ("webhook-signature", sig.as_str()),
-    ];
+    let headers: Vec<(String, String)> = sign::headers(source.scheme, &secret, msg_id, NOW, &bytes)
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
     let verifier = Verifier::new(Scheme::StandardWebhooks, vec![secret], Seconds(300)).unwrap();
     let verified = verifier
-        .verify(&headers[..], &bytes, NOW)
+        .verify(&headers, &bytes, NOW)
         .expect("signature verifies");
-    Event::parse(&verified, &headers[..], &source.shape)
+    let event = Event::parse(&verified, &headers, &source.shape)?;
+    Ok(Signed {
+        source: source.clone(),
+        event,
+        headers,
+        body: bytes,
+    })
 }
 
-pub fn event(body: &Value) -> Event {
-    parse(&cockpit(), body).expect("event parses")
+/// [`parse_signed`], for tests about parsing.
+pub fn parse(source: &SourceConfig, body: &Value) -> Result<Event, ParseError> {
+    parse_signed(source, body).map(|s| s.event)
+}
+
+pub fn event(body: &Value) -> Signed {
+    parse_signed(&cockpit(), body).expect("event parses")
 }
 
 /// A snapshot event for card `card`, created at `secs` past NOW, reporting `status`.

@@ -1,0 +1,302 @@
+//! The outbox lifecycle: a row is `Pending` until an attempt delivers it or it is given
+//! up on (`Dead`); an operator can requeue a dead row.
+//!
+//! The adapter delivers one entity's rows in `seq` order, head of line first:
+//! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
+//! 2. for [`Step::Send`], post the stored body to the [`Target`] and classify the answer;
+//! 3. write what [`after_attempt`] returns, **make it durable**, and go back to 1.
+//!
+//! Because each row's result is durable before the next row is sent, a crash can only
+//! ever re-send the head row: an older event is never sent after a newer one's first send.
+
+use std::fmt;
+
+use crate::config::{SourceConfig, DEFAULT_FORWARD_TIMEOUT};
+use crate::retry::{AttemptResult, DeadReason, Next, Schedule};
+use crate::time::{Seconds, UnixSeconds};
+
+/// Where a row is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OutboxStatus {
+    /// Waiting for its next attempt.
+    Pending,
+    /// The destination took it (2xx).
+    Delivered,
+    /// Given up on; an operator may requeue it.
+    Dead,
+}
+
+impl OutboxStatus {
+    /// The stored and reported name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OutboxStatus::Pending => "pending",
+            OutboxStatus::Delivered => "delivered",
+            OutboxStatus::Dead => "dead",
+        }
+    }
+}
+
+impl fmt::Display for OutboxStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The first pending row of an entity's outbox, as the store holds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// Its position; rows go out in this order.
+    pub seq: i64,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// When the first attempt was made, if one was.
+    pub first_attempt_at: Option<UnixSeconds>,
+    /// When the next attempt is due.
+    pub next_attempt_at: UnixSeconds,
+}
+
+/// Where and how a row is sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target<'a> {
+    /// The destination URL.
+    pub url: &'a str,
+    /// What follows a failed attempt.
+    pub schedule: &'a Schedule,
+    /// How long one attempt may take.
+    pub timeout: Seconds,
+}
+
+/// The default schedule, for rows that carry their own destination (published messages).
+static DEFAULT_SCHEDULE: std::sync::OnceLock<Schedule> = std::sync::OnceLock::new();
+
+/// Where a row goes: its own destination (a published message, default policy), or its
+/// source's configured one. `None` when neither exists any more.
+#[must_use]
+pub fn target<'a>(
+    own_destination: Option<&'a str>,
+    source: Option<&'a SourceConfig>,
+) -> Option<Target<'a>> {
+    match own_destination {
+        Some(url) => Some(Target {
+            url,
+            schedule: DEFAULT_SCHEDULE.get_or_init(Schedule::default),
+            timeout: DEFAULT_FORWARD_TIMEOUT,
+        }),
+        None => source.and_then(|s| s.forward.as_ref()).map(|f| Target {
+            url: &f.url,
+            schedule: &f.schedule,
+            timeout: f.timeout,
+        }),
+    }
+}
+
+/// What is due for the head row at `now`; `T` is what sending it takes.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step<T> {
+    /// Nothing before this instant: set the alarm for it.
+    WaitUntil(UnixSeconds),
+    /// Send it now, as attempt number `attempt` (1 for the first).
+    Send {
+        /// The attempt's number, for the `hookonce-attempt` header.
+        attempt: u32,
+        /// What to send it with.
+        via: T,
+    },
+    /// It can never be sent (no destination, or its body is gone): write this.
+    Dead(Transition),
+}
+
+/// A row's change of state: one SQL `UPDATE` in the adapter.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transition {
+    /// The row is done: delivered or dead.
+    Finish {
+        /// The row.
+        seq: i64,
+        /// `Delivered` or `Dead`.
+        status: OutboxStatus,
+        /// Attempts made, this one included.
+        attempts: u32,
+        /// When the first attempt was made.
+        first_attempt_at: UnixSeconds,
+        /// What happened, for the read API.
+        result: String,
+        /// When it finished.
+        at: UnixSeconds,
+    },
+    /// The row stays pending, to be tried again at `next_attempt_at`.
+    Retry {
+        /// The row.
+        seq: i64,
+        /// Attempts made, this one included.
+        attempts: u32,
+        /// When the first attempt was made.
+        first_attempt_at: UnixSeconds,
+        /// When to try again.
+        next_attempt_at: UnixSeconds,
+        /// What happened, for the read API.
+        result: String,
+    },
+}
+
+impl Transition {
+    /// The status the row ends up in.
+    pub fn status(&self) -> OutboxStatus {
+        match self {
+            Transition::Finish { status, .. } => *status,
+            Transition::Retry { .. } => OutboxStatus::Pending,
+        }
+    }
+}
+
+/// What is due for `head` at `now`; `sendable` is what sending takes (a target, a body),
+/// or `None` when some of it is gone.
+pub fn step<T>(head: &Head, sendable: Option<T>, now: UnixSeconds) -> Step<T> {
+    if head.next_attempt_at > now {
+        return Step::WaitUntil(head.next_attempt_at);
+    }
+    let Some(via) = sendable else {
+        return Step::Dead(Transition::Finish {
+            seq: head.seq,
+            status: OutboxStatus::Dead,
+            attempts: head.attempts,
+            first_attempt_at: head.first_attempt_at.unwrap_or(now),
+            result: "cannot be sent: no destination or body".into(),
+            at: now,
+        });
+    };
+    Step::Send {
+        attempt: head.attempts.saturating_add(1),
+        via,
+    }
+}
+
+/// What follows an attempt on `head` that came to `result`. `now` should be rounded up, so
+/// a wait computed from it never ends early; `jitter` is uniform in `0..=1000`.
+pub fn after_attempt(
+    head: &Head,
+    schedule: &Schedule,
+    result: &AttemptResult,
+    now: UnixSeconds,
+    jitter: u16,
+) -> Transition {
+    let attempts = head.attempts.saturating_add(1);
+    let first_attempt_at = head.first_attempt_at.unwrap_or(now);
+    let finish = |status, result: String| Transition::Finish {
+        seq: head.seq,
+        status,
+        attempts,
+        first_attempt_at,
+        result,
+        at: now,
+    };
+    match schedule.next(attempts, result, first_attempt_at, now, jitter) {
+        Next::Delivered => finish(OutboxStatus::Delivered, result.to_string()),
+        Next::DeadLetter(reason) => finish(OutboxStatus::Dead, dead_reason(result, reason)),
+        Next::RetryAt(at) => Transition::Retry {
+            seq: head.seq,
+            attempts,
+            first_attempt_at,
+            next_attempt_at: at,
+            result: result.to_string(),
+        },
+    }
+}
+
+fn dead_reason(result: &AttemptResult, reason: DeadReason) -> String {
+    format!("{result}: {reason}")
+}
+
+impl fmt::Display for AttemptResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttemptResult::Status { code, .. } => write!(f, "http {code}"),
+            AttemptResult::Timeout => f.write_str("timeout"),
+            AttemptResult::NetworkError => f.write_str("network error"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(attempts: u32, next: i64) -> Head {
+        Head {
+            seq: 7,
+            attempts,
+            first_attempt_at: (attempts > 0).then_some(UnixSeconds(100)),
+            next_attempt_at: UnixSeconds(next),
+        }
+    }
+
+    #[test]
+    fn a_row_not_yet_due_waits_for_its_time() {
+        assert_eq!(
+            step(&head(1, 200), Some(()), UnixSeconds(150)),
+            Step::WaitUntil(UnixSeconds(200))
+        );
+    }
+
+    #[test]
+    fn a_due_row_is_sent_as_the_next_attempt() {
+        assert_eq!(
+            step(&head(2, 100), Some(()), UnixSeconds(150)),
+            Step::Send {
+                attempt: 3,
+                via: ()
+            }
+        );
+    }
+
+    #[test]
+    fn a_row_that_cannot_be_sent_is_dead_with_the_reason() {
+        let Step::Dead(t) = step::<()>(&head(0, 100), None, UnixSeconds(150)) else {
+            panic!("expected dead");
+        };
+        assert_eq!(t.status(), OutboxStatus::Dead);
+    }
+
+    #[test]
+    fn a_2xx_delivers_a_410_kills_and_anything_else_retries() {
+        let s = Schedule::default();
+        let now = UnixSeconds(150);
+        let status = |code| AttemptResult::Status {
+            code,
+            retry_after: None,
+        };
+        let h = head(0, 100);
+        assert_eq!(
+            after_attempt(&h, &s, &status(204), now, 500).status(),
+            OutboxStatus::Delivered
+        );
+        assert_eq!(
+            after_attempt(&h, &s, &status(410), now, 500).status(),
+            OutboxStatus::Dead
+        );
+        let Transition::Retry {
+            attempts,
+            first_attempt_at,
+            next_attempt_at,
+            ..
+        } = after_attempt(&h, &s, &AttemptResult::Timeout, now, 500)
+        else {
+            panic!("expected a retry");
+        };
+        assert_eq!(
+            (attempts, first_attempt_at, next_attempt_at),
+            (1, now, UnixSeconds(155))
+        );
+    }
+
+    #[test]
+    fn a_published_message_uses_its_own_destination_and_the_default_policy() {
+        let t = target(Some("https://app.example/hook"), None).unwrap();
+        assert_eq!(t.url, "https://app.example/hook");
+        assert_eq!(t.schedule, &Schedule::default());
+        assert_eq!(target(None, None), None);
+    }
+}

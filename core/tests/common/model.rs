@@ -1,0 +1,105 @@
+//! One entity's store, in memory: it reads what the adapter reads and interprets the same
+//! `Write` commands the adapter executes, so tests exercise the real decisions and writes.
+
+use std::collections::{BTreeMap, HashMap};
+
+use hookonce_core::decide::{Claim, Decision, Outcome, Plan, Stored, Write};
+use hookonce_core::event::{Effect, Version};
+use hookonce_core::{EventId, UnixSeconds};
+
+use super::Signed;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Model {
+    pub records: HashMap<EventId, Outcome>,
+    pub snapshot: Option<(String, Version)>,
+    pub ledger: BTreeMap<EventId, i64>,
+    pub bodies: HashMap<EventId, Vec<u8>>,
+    pub outbox: Vec<EventId>,
+    pub claim: Option<Claim>,
+}
+
+impl Model {
+    /// The point reads the adapter makes for `s`.
+    pub fn stored(&self, s: &Signed) -> Stored {
+        let e = &s.event;
+        let record = self.records.get(e.id()).copied();
+        if record.is_some() {
+            return Stored {
+                record,
+                ..Stored::default()
+            };
+        }
+        Stored {
+            record,
+            version: self.snapshot.as_ref().map(|(_, v)| v.clone()),
+            claim: self.claim.clone(),
+            ledger_has_event: matches!(e.effect(), Effect::Ledger { .. })
+                && self.ledger.contains_key(e.id()),
+        }
+    }
+
+    /// Carries out one write; returns the rows it wrote.
+    pub fn execute(&mut self, w: &Write<'_>) -> usize {
+        match w {
+            Write::Record {
+                event_id, outcome, ..
+            } => {
+                self.records.insert((*event_id).clone(), *outcome);
+            }
+            Write::Snapshot { state, version } => {
+                self.snapshot = Some(((*state).to_owned(), version.clone()));
+            }
+            Write::Ledger { event_id, amount } => {
+                let prev = self.ledger.insert((*event_id).clone(), *amount);
+                assert!(prev.is_none(), "unique ledger row violated");
+            }
+            Write::Body { event_id, body, .. } => {
+                self.bodies.insert((*event_id).clone(), body.to_vec());
+            }
+            Write::Enqueue { event_id, .. } => self.outbox.push((*event_id).clone()),
+            Write::Claim(claim) => self.claim = Some(claim.clone()),
+            Write::Release { event_id, until } => {
+                let Some(claim) = self.claim.as_mut() else {
+                    return 0;
+                };
+                let held = claim.holder.as_ref();
+                if !held.is_some_and(|l| &l.event_id == *event_id && l.until == *until) {
+                    return 0;
+                }
+                claim.holder = None;
+            }
+        }
+        1
+    }
+
+    /// Read, decide and write as one unit.
+    pub fn run(&mut self, s: &Signed, plan: Plan, now: UnixSeconds) -> Ran {
+        let stored = self.stored(s);
+        let decision = s.decide(&stored, plan, now);
+        let rows = decision.writes().iter().map(|w| self.execute(w)).sum();
+        Ran {
+            label: decision.label(),
+            rows,
+            claim: match decision {
+                Decision::Claim { until, .. } => Some(until),
+                _ => None,
+            },
+        }
+    }
+
+    pub fn total(&self) -> i64 {
+        self.ledger.values().sum()
+    }
+}
+
+/// What one [`Model::run`] came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ran {
+    /// The decision's label: applied, claimed, duplicate, stale or in_flight.
+    pub label: &'static str,
+    /// Rows written.
+    pub rows: usize,
+    /// The lease, when the decision took the claim.
+    pub claim: Option<UnixSeconds>,
+}

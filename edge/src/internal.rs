@@ -1,0 +1,66 @@
+//! The protocol between the Worker and its Durable Objects: binding names, internal
+//! headers and the operations an entity object serves. A leaf: it imports nothing local.
+
+use hookonce_core::route::{encode_component, query_param};
+
+/// The entity objects' namespace binding.
+pub const ENTITY_BINDING: &str = "ENTITY";
+/// The publish keys' namespace binding.
+pub const KEYS_BINDING: &str = "KEYS";
+
+/// Names the source of a delivery the Worker passes on.
+pub const SOURCE_HEADER: &str = "x-hookonce-source";
+/// The publish request's Idempotency-Key, unescaped.
+pub const KEY_HEADER: &str = "x-hookonce-key";
+/// The (token, key) scope, which message ids are derived from.
+pub const SCOPE_HEADER: &str = "x-hookonce-scope";
+
+/// The URL a key object is called at.
+pub const PUBLISH_URL: &str = "https://key.hookonce/publish";
+
+/// What an entity object is asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// Run a provider's delivery through the pipeline.
+    Ingest,
+    /// Read the entity: state, ledger, events and outbox.
+    Entity,
+    /// Read one stored event.
+    Event(String),
+    /// Requeue the dead letters.
+    RetryDead,
+    /// Run a stored event through the pipeline again.
+    Replay(String),
+}
+
+impl Op {
+    /// The internal URL that carries this operation.
+    pub fn url(&self) -> String {
+        let base = "https://entity.hookonce";
+        match self {
+            Op::Ingest => format!("{base}/ingest"),
+            Op::Entity => format!("{base}/entity"),
+            Op::Event(id) => format!("{base}/event?id={}", encode_component(id)),
+            Op::RetryDead => format!("{base}/outbox/retry"),
+            Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
+        }
+    }
+
+    /// Whether the call is a POST (a GET otherwise).
+    pub fn is_post(&self) -> bool {
+        matches!(self, Op::Ingest | Op::RetryDead | Op::Replay(_))
+    }
+
+    /// Reads back what [`Op::url`] wrote.
+    pub fn parse(path: &str, query: &str) -> Option<Op> {
+        let id = || query_param(query, "id")?.ok();
+        Some(match path {
+            "/ingest" => Op::Ingest,
+            "/entity" => Op::Entity,
+            "/event" => Op::Event(id()?),
+            "/outbox/retry" => Op::RetryDead,
+            "/replay" => Op::Replay(id()?),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,130 @@
+//! Carrying out the outbox: the alarm delivers an object's pending rows in order, head of
+//! line first, as core's `outbox` module decides, and prunes what retention allows.
+//!
+//! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
+//! after a crash only the head row can go out again, never an older one after a newer one.
+//! Alarms fire at least once, so a row may be sent twice: always with the same
+//! `Idempotency-Key` (the event id) and the same `webhook-id`.
+
+use hookonce_core::names::source_of;
+use hookonce_core::outbox::{after_attempt, step, target, Step, Transition};
+use hookonce_core::{Seconds, UnixSeconds};
+use wasm_bindgen::JsValue;
+use worker::{js_sys, ScheduledTime, State, Storage};
+
+use crate::send::{self, Outgoing};
+use crate::sources::Loaded;
+use crate::{clock, sql};
+
+/// How often an entity with a finite retention prunes its processed ids.
+pub const PRUNE_EVERY: Seconds = Seconds::DAY;
+
+/// Makes sure the alarm fires no later than `at`.
+pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> worker::Result<()> {
+    arm(&state.storage(), at).await
+}
+
+/// For an object's constructor: if pending rows exist, make sure the alarm is set. The row
+/// and the alarm are written in two steps, so a crash between them would otherwise strand
+/// the row until the object's next request; construction follows every restart.
+pub fn rearm_on_start(state: &State) {
+    let storage = state.storage();
+    // Discarded on purpose: the gate holds requests back until this completes.
+    let _gate = state.block_concurrency_while(async move {
+        if let Some(at) = sql::next_due(&storage.sql())? {
+            arm(&storage, at).await?;
+        }
+        Ok(())
+    });
+}
+
+async fn arm(storage: &Storage, at: UnixSeconds) -> worker::Result<()> {
+    let want = at.0 * 1000;
+    match storage.get_alarm().await? {
+        Some(existing) if existing <= want => Ok(()),
+        // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
+        _ => {
+            let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
+            storage.set_alarm(ScheduledTime::new(date)).await
+        }
+    }
+}
+
+/// A random per-mille for retry jitter; randomness is the adapter's, not the core's.
+fn jitter() -> u16 {
+    (js_sys::Math::random() * 1001.0) as u16
+}
+
+/// Delivers due rows in order, head of line first, until one must wait.
+pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
+    let storage = state.storage();
+    let sql = storage.sql();
+    while let Some(due) = sql::head(&sql)? {
+        let source = loaded.source(&due.source).map(|s| &s.config);
+        let sendable = (
+            target(due.destination.as_deref(), source),
+            loaded.forward_secret.as_ref(),
+            due.body.as_deref(),
+        );
+        let sendable = match sendable {
+            (Some(to), Some(secret), Some(body)) => Some((to, secret, body)),
+            _ => None,
+        };
+        let transition = match step(&due.head, sendable, clock::now()) {
+            Step::WaitUntil(at) => return ensure_alarm(state, at).await,
+            Step::Dead(t) => t,
+            Step::Send {
+                attempt,
+                via: (to, secret, body),
+            } => {
+                let out = Outgoing {
+                    source: &due.source,
+                    event_id: &due.event_id,
+                    attempt,
+                    body,
+                };
+                let result = send::post(to, secret, out).await;
+                // Rounded up: a wait of n seconds from a truncated now could end up to 1 s
+                // early, before a Retry-After has run out.
+                after_attempt(&due.head, to.schedule, &result, clock::now_ceil(), jitter())
+            }
+        };
+        sql::transition(&sql, &transition)?;
+        // Durable before the next row goes out: a crash now re-sends nothing older.
+        storage.sync().await?;
+        if let Transition::Retry {
+            next_attempt_at, ..
+        } = transition
+        {
+            // Head of line: later rows wait, so the application sees the entity in order.
+            return ensure_alarm(state, next_attempt_at).await;
+        }
+    }
+    Ok(())
+}
+
+/// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
+pub async fn requeue_dead(state: &State) -> worker::Result<usize> {
+    let now = clock::now();
+    let requeued = sql::requeue_dead(&state.storage().sql(), now)?;
+    if requeued > 0 {
+        ensure_alarm(state, now).await?;
+    }
+    Ok(requeued)
+}
+
+/// Forgets processed ids older than the object's source's retention (never by default).
+pub async fn prune(state: &State, loaded: &Loaded) -> worker::Result<()> {
+    let name = state.id().name();
+    let retention = name
+        .as_deref()
+        .and_then(source_of)
+        .and_then(|source| loaded.source(source))
+        .map(|s| s.config.retention);
+    let now = clock::now();
+    if let Some(cutoff) = retention.and_then(|r| r.prune_before(now)) {
+        sql::prune_events(&state.storage().sql(), cutoff)?;
+        ensure_alarm(state, now.plus(PRUNE_EVERY)).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,513 @@
+//! The objects' SQLite tables: the schema, the point reads that feed core's decisions, and
+//! one statement per command core returns. Every status written here comes from core's
+//! types, bound as a parameter.
+
+use hookonce_core::decide::{Claim, Lease, Outcome, Plan, Stored, Write};
+use hookonce_core::event::{CreatedAt, Effect, Event, EventId, Version};
+use hookonce_core::outbox::{Head, OutboxStatus, Transition};
+use hookonce_core::UnixSeconds;
+use serde::Deserialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use worker::{SqlStorage, SqlStorageValue, State};
+
+/// An entity's own tables: processed ids, snapshot, ledger and the synchronous claim.
+pub const ENTITY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS events (
+  event_id      TEXT PRIMARY KEY,
+  event_type    TEXT NOT NULL,
+  outcome       TEXT NOT NULL,      -- decide::Outcome
+  created_at    INTEGER,            -- the event's own time, unix seconds
+  processed_at  INTEGER NOT NULL    -- when hookonce decided, unix seconds
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entity (
+  id            INTEGER PRIMARY KEY CHECK (id = 1),
+  state         TEXT NOT NULL,
+  version_secs  INTEGER NOT NULL,
+  version_nanos INTEGER NOT NULL,
+  version_event TEXT NOT NULL,
+  updated_at    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ledger (
+  event_id    TEXT PRIMARY KEY,     -- the unique constraint that survives a cleared events table
+  amount      INTEGER NOT NULL,
+  recorded_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS claim (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder       TEXT,                -- the event being forwarded synchronously, if any
+  until        INTEGER,             -- its lease, unix seconds
+  newest_secs  INTEGER,             -- the newest version ever claimed
+  newest_nanos INTEGER,
+  newest_event TEXT
+);
+";
+
+/// What the outbox needs, in entity and key objects alike: kept bodies and the queue.
+pub const OUTBOX_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS bodies (
+  event_id TEXT PRIMARY KEY,
+  source   TEXT NOT NULL,
+  headers  TEXT NOT NULL,           -- the headers the event was read with, as JSON
+  body     BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outbox (
+  seq              INTEGER PRIMARY KEY,
+  event_id         TEXT NOT NULL,
+  source           TEXT NOT NULL,
+  destination      TEXT,            -- NULL: the source's configured destination
+  status           TEXT NOT NULL,   -- outbox::OutboxStatus
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  enqueued_at      INTEGER NOT NULL,
+  first_attempt_at INTEGER,
+  next_attempt_at  INTEGER NOT NULL,
+  last_result      TEXT,
+  done_at          INTEGER
+);
+";
+
+/// Creates `schemas` (idempotent, cheap when they exist); for an object's constructor.
+pub fn create(state: &State, schemas: &[&str]) {
+    let sql = state.storage().sql();
+    for schema in schemas {
+        if let Err(e) = sql.exec(schema, None) {
+            worker::console_error!("hookonce: creating the schema failed: {e}");
+        }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// The runtime's `DurableObjectStorage`, for the one method workers-rs does not bind.
+    type TxStorage;
+
+    /// Runs `f` in a SQLite transaction; an exception (an `Err`) rolls everything back.
+    #[wasm_bindgen(method, catch, js_name = transactionSync)]
+    fn transaction_sync(
+        this: &TxStorage,
+        f: &mut dyn FnMut() -> Result<JsValue, JsValue>,
+    ) -> Result<JsValue, JsValue>;
+}
+
+/// Runs `f` as one atomic unit: all its writes commit, or none do.
+pub fn transaction<T>(
+    state: &State,
+    mut f: impl FnMut() -> worker::Result<T>,
+) -> worker::Result<T> {
+    let storage = state.storage();
+    let raw: &TxStorage = storage.as_raw().unchecked_ref();
+    let mut out = None;
+    raw.transaction_sync(&mut || match f() {
+        Ok(v) => {
+            out = Some(v);
+            Ok(JsValue::UNDEFINED)
+        }
+        Err(e) => Err(JsValue::from_str(&e.to_string())),
+    })
+    .map_err(|e| worker::Error::from(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
+    out.ok_or_else(|| worker::Error::from("transaction produced no result"))
+}
+
+pub fn text(s: &str) -> SqlStorageValue {
+    SqlStorageValue::from(s)
+}
+
+pub fn int(n: i64) -> SqlStorageValue {
+    SqlStorageValue::from(n)
+}
+
+fn opt_int(n: Option<i64>) -> SqlStorageValue {
+    n.map_or(SqlStorageValue::Null, int)
+}
+
+fn first<T: for<'de> Deserialize<'de>>(
+    sql: &SqlStorage,
+    query: &str,
+    params: Vec<SqlStorageValue>,
+) -> worker::Result<Option<T>> {
+    let params = (!params.is_empty()).then_some(params);
+    Ok(sql.exec(query, params)?.to_array()?.into_iter().next())
+}
+
+fn version_of(secs: Option<i64>, nanos: Option<i64>, event: Option<String>) -> Option<Version> {
+    Some(Version {
+        created_at: CreatedAt::from_parts(secs?, u32::try_from(nanos?).ok()?)?,
+        event_id: EventId::new(event?)?,
+    })
+}
+
+/// The entity's current snapshot version, if it has state.
+fn version(sql: &SqlStorage) -> worker::Result<Option<Version>> {
+    #[derive(Deserialize)]
+    struct Row {
+        version_secs: i64,
+        version_nanos: i64,
+        version_event: String,
+    }
+    let row: Option<Row> = first(
+        sql,
+        "SELECT version_secs, version_nanos, version_event FROM entity WHERE id = 1",
+        vec![],
+    )?;
+    Ok(row.and_then(|r| {
+        version_of(
+            Some(r.version_secs),
+            Some(r.version_nanos),
+            Some(r.version_event),
+        )
+    }))
+}
+
+/// The entity's synchronous claim, if it was ever used.
+pub fn claim(sql: &SqlStorage) -> worker::Result<Option<Claim>> {
+    #[derive(Deserialize)]
+    struct Row {
+        holder: Option<String>,
+        until: Option<i64>,
+        newest_secs: Option<i64>,
+        newest_nanos: Option<i64>,
+        newest_event: Option<String>,
+    }
+    let row: Option<Row> = first(
+        sql,
+        "SELECT holder, until, newest_secs, newest_nanos, newest_event FROM claim WHERE id = 1",
+        vec![],
+    )?;
+    Ok(row.map(|r| Claim {
+        holder: match (r.holder.and_then(EventId::new), r.until) {
+            (Some(event_id), Some(until)) => Some(Lease {
+                event_id,
+                until: UnixSeconds(until),
+            }),
+            _ => None,
+        },
+        newest: version_of(r.newest_secs, r.newest_nanos, r.newest_event),
+    }))
+}
+
+/// Step 4's input: point reads for exactly what bears on `event` under `plan`.
+pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored> {
+    #[derive(Deserialize)]
+    struct RecordRow {
+        outcome: String,
+    }
+    let row: Option<RecordRow> = first(
+        sql,
+        "SELECT outcome FROM events WHERE event_id = ?",
+        vec![text(event.id().as_str())],
+    )?;
+    let record = row.and_then(|r| Outcome::parse(&r.outcome));
+    if record.is_some() {
+        // A duplicate needs nothing else: keep its cost to one read.
+        return Ok(Stored {
+            record,
+            ..Stored::default()
+        });
+    }
+    let version = match event.version() {
+        Some(_) => version(sql)?,
+        None => None,
+    };
+    // Only synchronous forwarding ever writes a claim.
+    let claim = match plan {
+        Plan::Claim { .. } | Plan::Commit => claim(sql)?,
+        Plan::Apply { .. } => None,
+    };
+    #[derive(Deserialize)]
+    struct One {
+        #[allow(dead_code)]
+        one: i64,
+    }
+    let ledger_has_event = match event.effect() {
+        Effect::Ledger { .. } => first::<One>(
+            sql,
+            "SELECT 1 AS one FROM ledger WHERE event_id = ?",
+            vec![text(event.id().as_str())],
+        )?
+        .is_some(),
+        _ => false,
+    };
+    Ok(Stored {
+        record,
+        version,
+        claim,
+        ledger_has_event,
+    })
+}
+
+/// Step 5: one statement per write. Returns the rows written (from the cursor's counter),
+/// so a caller can show that a duplicate wrote none.
+pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker::Result<usize> {
+    let cursor = match write {
+        Write::Record {
+            event_id,
+            event_type,
+            outcome,
+            created_at,
+        } => sql.exec(
+            "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at)
+             VALUES (?, ?, ?, ?, ?)",
+            vec![
+                text(event_id.as_str()),
+                text(event_type.as_str()),
+                text(outcome.as_str()),
+                opt_int(*created_at),
+                int(now.0),
+            ],
+        )?,
+        Write::Snapshot { state, version } => sql.exec(
+            "INSERT INTO entity (id, state, version_secs, version_nanos, version_event, updated_at)
+             VALUES (1, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+               version_secs = excluded.version_secs, version_nanos = excluded.version_nanos,
+               version_event = excluded.version_event, updated_at = excluded.updated_at",
+            vec![
+                text(state),
+                int(version.created_at.secs()),
+                int(i64::from(version.created_at.nanos())),
+                text(version.event_id.as_str()),
+                int(now.0),
+            ],
+        )?,
+        Write::Ledger { event_id, amount } => sql.exec(
+            "INSERT INTO ledger (event_id, amount, recorded_at) VALUES (?, ?, ?)",
+            vec![text(event_id.as_str()), int(*amount), int(now.0)],
+        )?,
+        Write::Body {
+            event_id,
+            source,
+            headers,
+            body,
+        } => return store_body(sql, event_id.as_str(), source, headers, body),
+        Write::Enqueue { event_id, source } => {
+            return enqueue(sql, event_id.as_str(), source, None, now)
+        }
+        Write::Claim(claim) => {
+            let holder = claim.holder.as_ref();
+            let newest = claim.newest.as_ref();
+            sql.exec(
+                "INSERT INTO claim (id, holder, until, newest_secs, newest_nanos, newest_event)
+                 VALUES (1, ?, ?, ?, ?, ?)
+                 ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, until = excluded.until,
+                   newest_secs = excluded.newest_secs, newest_nanos = excluded.newest_nanos,
+                   newest_event = excluded.newest_event",
+                vec![
+                    holder.map_or(SqlStorageValue::Null, |l| text(l.event_id.as_str())),
+                    opt_int(holder.map(|l| l.until.0)),
+                    opt_int(newest.map(|v| v.created_at.secs())),
+                    opt_int(newest.map(|v| i64::from(v.created_at.nanos()))),
+                    newest.map_or(SqlStorageValue::Null, |v| text(v.event_id.as_str())),
+                ],
+            )?
+        }
+        Write::Release { event_id, until } => sql.exec(
+            "UPDATE claim SET holder = NULL, until = NULL WHERE id = 1 AND holder = ? AND until = ?",
+            vec![text(event_id.as_str()), int(until.0)],
+        )?,
+    };
+    Ok(cursor.rows_written())
+}
+
+/// Keeps a raw body (and the headers to read it with) for replay and the outbox.
+pub fn store_body(
+    sql: &SqlStorage,
+    event_id: &str,
+    source: &str,
+    headers: &str,
+    body: &[u8],
+) -> worker::Result<usize> {
+    Ok(sql
+        .exec(
+            "INSERT OR REPLACE INTO bodies (event_id, source, headers, body) VALUES (?, ?, ?, ?)",
+            vec![
+                text(event_id),
+                text(source),
+                text(headers),
+                SqlStorageValue::from(body.to_vec()),
+            ],
+        )?
+        .rows_written())
+}
+
+/// Appends a pending row to the outbox, due now.
+pub fn enqueue(
+    sql: &SqlStorage,
+    event_id: &str,
+    source: &str,
+    destination: Option<&str>,
+    now: UnixSeconds,
+) -> worker::Result<usize> {
+    Ok(sql
+        .exec(
+            "INSERT INTO outbox (event_id, source, destination, status, enqueued_at, next_attempt_at)
+             VALUES (?, ?, ?, ?, ?, ?)",
+            vec![
+                text(event_id),
+                text(source),
+                destination.map_or(SqlStorageValue::Null, text),
+                text(OutboxStatus::Pending.as_str()),
+                int(now.0),
+                int(now.0),
+            ],
+        )?
+        .rows_written())
+}
+
+/// The head of the outbox: its first pending row, with what sending it needs.
+pub struct Due {
+    pub head: Head,
+    pub event_id: String,
+    pub source: String,
+    pub destination: Option<String>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// The first pending row, in `seq` order.
+pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
+    #[derive(Deserialize)]
+    struct Row {
+        seq: i64,
+        event_id: String,
+        source: String,
+        attempts: i64,
+        first_attempt_at: Option<i64>,
+        next_attempt_at: i64,
+        destination: Option<String>,
+        body: Option<Blob>,
+    }
+    let row: Option<Row> = first(
+        sql,
+        "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at, o.next_attempt_at,
+                o.destination, b.body
+         FROM outbox o LEFT JOIN bodies b ON b.event_id = o.event_id
+         WHERE o.status = ? ORDER BY o.seq LIMIT 1",
+        vec![text(OutboxStatus::Pending.as_str())],
+    )?;
+    Ok(row.map(|r| Due {
+        head: Head {
+            seq: r.seq,
+            attempts: u32::try_from(r.attempts).unwrap_or(0),
+            first_attempt_at: r.first_attempt_at.map(UnixSeconds),
+            next_attempt_at: UnixSeconds(r.next_attempt_at),
+        },
+        event_id: r.event_id,
+        source: r.source,
+        destination: r.destination,
+        body: r.body.map(|b| b.0),
+    }))
+}
+
+/// The earliest time a pending row is due, if any is.
+pub fn next_due(sql: &SqlStorage) -> worker::Result<Option<UnixSeconds>> {
+    #[derive(Deserialize)]
+    struct Row {
+        at: Option<i64>,
+    }
+    let row: Option<Row> = first(
+        sql,
+        "SELECT MIN(next_attempt_at) AS at FROM outbox WHERE status = ?",
+        vec![text(OutboxStatus::Pending.as_str())],
+    )?;
+    Ok(row.and_then(|r| r.at).map(UnixSeconds))
+}
+
+/// Carries out one row's change of state.
+pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
+    match t {
+        Transition::Finish {
+            seq,
+            status,
+            attempts,
+            first_attempt_at,
+            result,
+            at,
+        } => sql.exec(
+            "UPDATE outbox SET status = ?, attempts = ?, first_attempt_at = ?, last_result = ?,
+               done_at = ? WHERE seq = ?",
+            vec![
+                text(status.as_str()),
+                int(i64::from(*attempts)),
+                int(first_attempt_at.0),
+                text(result),
+                int(at.0),
+                int(*seq),
+            ],
+        )?,
+        Transition::Retry {
+            seq,
+            attempts,
+            first_attempt_at,
+            next_attempt_at,
+            result,
+        } => sql.exec(
+            "UPDATE outbox SET attempts = ?, first_attempt_at = ?, next_attempt_at = ?,
+               last_result = ? WHERE seq = ?",
+            vec![
+                int(i64::from(*attempts)),
+                int(first_attempt_at.0),
+                int(next_attempt_at.0),
+                text(result),
+                int(*seq),
+            ],
+        )?,
+    };
+    Ok(())
+}
+
+/// Puts every dead row back in the queue, due at `at`; returns how many.
+pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
+    Ok(sql
+        .exec(
+            "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
+               next_attempt_at = ?, done_at = NULL WHERE status = ?",
+            vec![
+                text(OutboxStatus::Pending.as_str()),
+                int(at.0),
+                text(OutboxStatus::Dead.as_str()),
+            ],
+        )?
+        .rows_written())
+}
+
+/// Forgets processed ids decided before `cutoff`.
+pub fn prune_events(sql: &SqlStorage, cutoff: UnixSeconds) -> worker::Result<()> {
+    sql.exec(
+        "DELETE FROM events WHERE processed_at < ?",
+        vec![int(cutoff.0)],
+    )?;
+    Ok(())
+}
+
+/// A BLOB column. SQL cursors hand BLOBs over as `ArrayBuffer`s, which serde-wasm-bindgen
+/// presents as bytes, not as the sequence a plain `Vec<u8>` asks for.
+#[derive(Debug, Clone, Default)]
+pub struct Blob(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for Blob {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Blob;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a BLOB")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Blob, E> {
+                Ok(Blob(v.to_vec()))
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Blob, E> {
+                Ok(Blob(v))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Blob, E> {
+                Ok(Blob(v.as_bytes().to_vec()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Blob, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(Blob(out))
+            }
+        }
+        d.deserialize_byte_buf(V)
+    }
+}
