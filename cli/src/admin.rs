@@ -140,8 +140,9 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
         );
     } else {
         println!(
-            "{} events of {source}/{} replayed, {} skipped: {}",
+            "{} event{} of {source}/{} replayed, {} skipped: {}",
             replayed.len(),
+            if replayed.len() == 1 { "" } else { "s" },
             a.entity,
             skipped.len(),
             if changed.is_empty() {

@@ -3,49 +3,39 @@
 
 mod common;
 
-use common::{hookonce, json_of, show};
-use hookonce_e2e::events::{cockpit_secret, new_id, ADMIN_TOKEN};
+use common::{assert_output, hookonce, json_of};
+use hookonce_e2e::events::{new_id, ADMIN_TOKEN};
+use serde_json::Value;
+
+/// The sorted event ids of `rows` whose `field` is `value`.
+fn ids_where(rows: &Value, field: &str, value: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| &r[field] == value)
+        .map(|r| r["event_id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
 
 #[test]
 fn checking_an_entity_replays_each_of_its_events_and_none_changes_anything() {
     let w = hookonce_e2e::shared_worker();
     let ent = new_id("ch");
-    let secret = cockpit_secret();
-    let (mut applied, mut stale) = (Vec::new(), Vec::new());
+    let mut sent = Vec::new();
     for fixture in ["cardholder.created", "cardholder.updated"] {
-        let v = json_of(
-            &hookonce(
-                &[
-                    "send",
-                    "--json",
-                    &w.base,
-                    "--source",
-                    "cockpit",
-                    "--secret",
-                    &secret,
-                    "--fixture",
-                    fixture,
-                    "--entity",
-                    &ent,
-                    "--older",
-                ],
-                b"",
-            ),
-            0,
-        );
-        for d in v["deliveries"].as_array().unwrap() {
-            let id = d["event_id"].as_str().unwrap().to_owned();
-            match d["outcome"].as_str() {
-                Some("applied") => applied.push(id),
-                Some("stale") => stale.push(id),
-                _ => panic!("unexpected outcome: {v:#}"),
-            }
-        }
+        let v = common::send_fixture(w, fixture, &ent, &["--older"]);
+        sent.extend(v["deliveries"].as_array().unwrap().iter().cloned());
     }
+    let sent = Value::Array(sent);
+    let applied = ids_where(&sent, "outcome", &"applied".into());
+    let stale = ids_where(&sent, "outcome", &"stale".into());
     assert_eq!(
         (applied.len(), stale.len()),
         (2, 2),
-        "two events and their older versions"
+        "two events and their older versions: {sent:#}"
     );
 
     let check = [
@@ -59,40 +49,25 @@ fn checking_an_entity_replays_each_of_its_events_and_none_changes_anything() {
         ADMIN_TOKEN,
     ];
     let v = json_of(&hookonce(&[&check[..], &["--json"]].concat(), b""), 0);
-    let mut replayed: Vec<String> = v["replayed"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            assert_eq!(r["outcome"], "duplicate", "{r}");
-            assert_eq!(r["changed"], false, "{r}");
-            r["event_id"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    let mut skipped: Vec<String> = v["skipped"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            assert_eq!(r["recorded"], "stale", "{r}");
-            r["event_id"].as_str().unwrap().to_owned()
-        })
-        .collect();
-    for ids in [&mut replayed, &mut skipped, &mut applied, &mut stale] {
-        ids.sort();
-    }
-    assert_eq!(replayed, applied, "every applied event is replayed: {v:#}");
-    assert_eq!(skipped, stale, "stale events keep no body: {v:#}");
+    assert_eq!(
+        ids_where(&v["replayed"], "changed", &false.into()),
+        applied,
+        "{v:#}"
+    );
+    assert_eq!(
+        ids_where(&v["replayed"], "outcome", &"duplicate".into()),
+        applied,
+        "{v:#}"
+    );
+    assert_eq!(
+        ids_where(&v["skipped"], "recorded", &"stale".into()),
+        stale,
+        "{v:#}"
+    );
     assert_eq!(v["changed"], serde_json::json!([]));
     assert_eq!(v["ok"], true);
 
     let out = hookonce(&check, b"");
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains(&format!(
-            "2 events of cockpit/{ent} replayed, 2 skipped: none changed anything"
-        )),
-        "{text}"
-    );
+    let summary = format!("2 events of cockpit/{ent} replayed, 2 skipped: none changed anything");
+    assert_output(&out, 0, &out.stdout, &summary);
 }

@@ -5,18 +5,12 @@ mod common;
 
 use std::net::TcpListener;
 
-use common::{hookonce, show};
+use common::{assert_output, hookonce};
 use hookonce_e2e::events::cockpit_secret;
 
 fn fails_with(args: &[&str], needle: &str) {
     let out = hookonce(args, b"{}");
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains(needle),
-        "stderr lacks {needle:?}: {}",
-        show(&out)
-    );
+    assert_output(&out, 2, &out.stderr, needle);
 }
 
 #[test]
@@ -114,14 +108,16 @@ fn a_delivery_refused_with_401_fails_the_send() {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("HTTP 401 invalid-signature: no signature matches"),
-        "{text}"
+    assert_output(
+        &out,
+        1,
+        &out.stdout,
+        "HTTP 401 invalid-signature: no signature matches",
     );
-    assert!(
-        text.contains("0 applied, 0 duplicate, 0 stale, 1 errors"),
-        "{text}"
+    assert_output(
+        &out,
+        1,
+        &out.stdout,
+        "0 applied, 0 duplicate, 0 stale, 1 errors",
     );
 }

@@ -42,11 +42,7 @@ fn a_repeated_key_is_flagged_and_a_forged_one_is_refused() {
         &app.url("/hooks"),
     ]);
     let url = listen_address(&listen);
-    let next = || {
-        listen.wait_stdout(Duration::from_secs(10), |l| {
-            serde_json::from_str::<Value>(l).ok()
-        })
-    };
+    let next = || listen.next_json(Duration::from_secs(10));
     let body = br#"{"id":"evt_k","type":"item.noticed"}"#;
 
     assert_eq!(post(&url, "evt_k", body, SECRET), 200);

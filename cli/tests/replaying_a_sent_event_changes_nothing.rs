@@ -3,31 +3,14 @@
 
 mod common;
 
-use common::{hookonce, json_of, show};
-use hookonce_e2e::events::{cockpit_secret, new_id, ADMIN_TOKEN};
+use common::{assert_output, hookonce, json_of};
+use hookonce_e2e::events::{new_id, ADMIN_TOKEN};
 
 #[test]
 fn replaying_an_event_that_was_sent_changes_nothing() {
     let w = hookonce_e2e::shared_worker();
     let ent = new_id("ch");
-    let secret = cockpit_secret();
-    let sent = hookonce(
-        &[
-            "send",
-            "--json",
-            &w.base,
-            "--source",
-            "cockpit",
-            "--secret",
-            &secret,
-            "--fixture",
-            "cardholder.created",
-            "--entity",
-            &ent,
-        ],
-        b"",
-    );
-    let sent = json_of(&sent, 0);
+    let sent = common::send_fixture(w, "cardholder.created", &ent, &[]);
     let id = sent["deliveries"][0]["event_id"].as_str().unwrap();
     assert_eq!(sent["deliveries"][0]["outcome"], "applied");
 
@@ -50,9 +33,10 @@ fn replaying_an_event_that_was_sent_changes_nothing() {
     assert_eq!(v["changed"], false, "{v}");
 
     let out = hookonce(&replay, b"");
-    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("{id}: duplicate (HTTP 200), changed: false")
+    assert_output(
+        &out,
+        0,
+        &out.stdout,
+        &format!("{id}: duplicate (HTTP 200), changed: false\n"),
     );
 }

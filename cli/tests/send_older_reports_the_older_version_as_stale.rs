@@ -3,34 +3,13 @@
 
 mod common;
 
-use common::{hookonce, json_of};
-use hookonce_e2e::events::{cockpit_secret, entity, new_id};
+use hookonce_e2e::events::{entity, new_id};
 
 #[test]
 fn an_older_snapshot_sent_after_the_newer_one_is_stale() {
     let w = hookonce_e2e::shared_worker();
     let ent = new_id("ch");
-    let secret = cockpit_secret();
-    let out = hookonce(
-        &[
-            "send",
-            "--json",
-            &w.base,
-            "--source",
-            "cockpit",
-            "--secret",
-            &secret,
-            "--fixture",
-            "cardholder.updated",
-            "--entity",
-            &ent,
-            "--repeat",
-            "2",
-            "--older",
-        ],
-        b"",
-    );
-    let v = json_of(&out, 0);
+    let v = common::send_fixture(w, "cardholder.updated", &ent, &["--repeat", "2", "--older"]);
     let outcomes: Vec<(&str, &str)> = v["deliveries"]
         .as_array()
         .unwrap()

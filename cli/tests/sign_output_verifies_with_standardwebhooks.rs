@@ -51,24 +51,20 @@ fn signed_headers_verify_with_the_published_implementation() {
     let secret = hookonce_e2e::dev_var("HOOKONCE_FORWARD_SECRET");
     let body = br#"{"id":"evt_sign","type":"cardholder.created","data":{"object":{"id":"ch_1"}}}
 "#;
+    let sign = |extra: &[&str]| {
+        let args = [
+            "sign",
+            "--scheme",
+            "standard-webhooks",
+            "--secret",
+            &secret,
+            "--id",
+            "evt_sign",
+        ];
+        hookonce(&[&args[..], extra].concat(), body)
+    };
     // No --timestamp: the library checks it against its own clock.
-    let headers = json_of(
-        &hookonce(
-            &[
-                "sign",
-                "--json",
-                "--scheme",
-                "standard-webhooks",
-                "--secret",
-                &secret,
-                "--id",
-                "evt_sign",
-                "-",
-            ],
-            body,
-        ),
-        0,
-    );
+    let headers = json_of(&sign(&["--json", "-"]), 0);
     assert_eq!(headers["webhook-id"], "evt_sign", "{headers}");
     assert_eq!(standardwebhooks_says(&secret, &headers, body), "verified");
 
@@ -79,20 +75,7 @@ fn signed_headers_verify_with_the_published_implementation() {
     assert!(standardwebhooks_says(other, &headers, body).starts_with("rejected"));
 
     // The headers format carries the same values, one `name: value` a line.
-    let out = hookonce(
-        &[
-            "sign",
-            "--scheme",
-            "standard-webhooks",
-            "--secret",
-            &secret,
-            "--id",
-            "evt_sign",
-            "--timestamp",
-            "1791270400",
-        ],
-        body,
-    );
+    let out = sign(&["--timestamp", "1791270400"]);
     let text = String::from_utf8_lossy(&out.stdout);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(

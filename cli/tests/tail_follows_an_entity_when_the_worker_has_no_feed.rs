@@ -6,11 +6,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{hookonce, show, Running};
+use common::{assert_output, hookonce, Running};
 use hookonce_e2e::events::{
     at, cardholder_created, cardholder_updated, deliver, new_id, ADMIN_TOKEN,
 };
-use serde_json::Value;
 
 #[test]
 fn tail_prints_each_new_event_of_the_entity_once() {
@@ -32,11 +31,7 @@ fn tail_prints_each_new_event_of_the_entity_once() {
         "0.2",
         "--json",
     ]);
-    let next = || {
-        tail.wait_stdout(Duration::from_secs(20), |l| {
-            serde_json::from_str::<Value>(l).ok()
-        })
-    };
+    let next = || tail.next_json(Duration::from_secs(20));
     let row = next();
     assert_eq!(
         (&row["event_id"], &row["outcome"]),
@@ -72,10 +67,5 @@ fn without_a_feed_tail_asks_for_an_entity() {
         ],
         b"",
     );
-    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("pass --entity E to follow one entity"),
-        "{}",
-        show(&out)
-    );
+    assert_output(&out, 2, &out.stderr, "pass --entity E to follow one entity");
 }

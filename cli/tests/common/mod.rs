@@ -13,24 +13,58 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_hookonce");
 /// `hookonce args…` with `stdin` as standard input; HOOKONCE_* from the test's own
 /// environment are removed so that only the arguments count.
 pub fn hookonce(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run hookonce");
+    let mut child = spawn(args, Stdio::piped());
     // A command that never reads its input may exit first: a broken pipe is no failure.
     let _ = std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin);
     child.wait_with_output().unwrap()
 }
 
-fn command(args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
+fn spawn(args: &[&str], stdin: Stdio) -> Child {
+    Command::new(BIN)
+        .args(args)
         .env_remove("HOOKONCE_URL")
         .env_remove("HOOKONCE_ADMIN_TOKEN")
-        .env_remove("HOOKONCE_FORWARD_SECRET");
-    c
+        .env_remove("HOOKONCE_FORWARD_SECRET")
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hookonce")
+}
+
+/// `hookonce send --json` of `fixture` about `entity` to the cockpit source of `w`, plus
+/// `extra` arguments; its JSON report, after checking it exited 0.
+pub fn send_fixture(
+    w: &hookonce_e2e::Worker,
+    fixture: &str,
+    entity: &str,
+    extra: &[&str],
+) -> serde_json::Value {
+    let secret = hookonce_e2e::events::cockpit_secret();
+    let args = [
+        "send",
+        "--json",
+        &w.base,
+        "--source",
+        "cockpit",
+        "--secret",
+        &secret,
+        "--fixture",
+        fixture,
+        "--entity",
+        entity,
+    ];
+    json_of(&hookonce(&[&args[..], extra].concat(), b""), 0)
+}
+
+/// Asserts the exit code and that `stream` (`out.stdout` or `out.stderr`) holds `needle`.
+pub fn assert_output(out: &Output, code: i32, stream: &[u8], needle: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", show(out));
+    assert!(
+        String::from_utf8_lossy(stream).contains(needle),
+        "no {needle:?} in:\n{}",
+        show(out)
+    );
 }
 
 /// Standard output as JSON, after checking the exit code; panics with both streams.
@@ -58,12 +92,7 @@ pub struct Running {
 
 impl Running {
     pub fn start(args: &[&str]) -> Running {
-        let mut child = command(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run hookonce");
+        let mut child = spawn(args, Stdio::null());
         let stdout = lines(child.stdout.take().unwrap());
         let stderr = lines(child.stderr.take().unwrap());
         Running {
@@ -78,6 +107,11 @@ impl Running {
         wait_line(&self.stdout, timeout, pick).unwrap_or_else(|seen| {
             panic!("no such line on stdout within {timeout:?}; saw:\n{seen}")
         })
+    }
+
+    /// The next stdout line that is JSON, within `timeout`.
+    pub fn next_json(&self, timeout: Duration) -> serde_json::Value {
+        self.wait_stdout(timeout, |l| serde_json::from_str(l).ok())
     }
 
     /// The first stderr line for which `pick` returns something, within `timeout`.
