@@ -4,13 +4,14 @@
 #                 wasm-bindgen-cli (version from Cargo.lock), node_modules (npm ci)
 #   make build    build the worker into build/ (index.js + index_bg.wasm); no-op when
 #                 no source changed
-#   make dev      setup + build + .dev.vars (from .dev.vars.example) + wrangler dev on
+#   make cli      build the hookonce CLI (target/debug/hookonce; or cargo install --path cli)
+#   make dev      setup + build + cli + .dev.vars (from .dev.vars.example) + wrangler dev on
 #                 http://127.0.0.1:8787, state persisted in .wrangler/state; prints a
 #                 signed sample curl first (scripts/sample-delivery.sh makes more)
 #   make test     setup + build + cargo test --workspace (the e2e tests start wrangler)
 #   make bench    setup + build + bench/run.sh: one table (BENCH_QUICK=1 for a tiny load)
 #   make fmt      cargo fmt (fmt-check: verify only)
-#   make clippy   clippy natively (core, tests) and for wasm32 (edge)
+#   make clippy   clippy natively (core, tests, cli) and for wasm32 (edge)
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -34,7 +35,7 @@ BUNDLE  := build/index.js build/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
-.PHONY: setup build dev test bench fmt fmt-check clippy
+.PHONY: setup build cli dev test bench fmt fmt-check clippy
 
 setup:
 	@scripts/bootstrap.sh
@@ -59,7 +60,11 @@ $(BUNDLE) &: $(SOURCES)
 	@cp .dev.vars.example .dev.vars
 	@echo "dev: created .dev.vars from .dev.vars.example"
 
-dev: setup build .dev.vars
+cli:
+	cargo build -p hookonce-cli
+	@echo "cli: $(CARGO_TARGET_DIR)/debug/hookonce (or: cargo install --path cli)"
+
+dev: setup build cli .dev.vars
 	@echo
 	@echo "Sample signed delivery for source 'cockpit' (valid 5 minutes; scripts/sample-delivery.sh prints a fresh one):"
 	@echo
@@ -81,5 +86,5 @@ fmt-check:
 	cargo fmt --all -- --check
 
 clippy:
-	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen --all-targets --no-deps -- $(CLIPPY_FLAGS)
+	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen -p hookonce-cli --all-targets --no-deps -- $(CLIPPY_FLAGS)
 	cargo clippy -p hookonce-edge --target wasm32-unknown-unknown --no-deps -- $(CLIPPY_FLAGS)

@@ -1,0 +1,296 @@
+//! The command line, as clap derives it. Every command's `--help` ends with an example.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use hookonce_core::Scheme;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "hookonce",
+    version,
+    about = "Sign, verify, send, replay and watch webhooks for a hookonce gateway",
+    after_help = "Examples:
+  hookonce sign --scheme standard-webhooks --secret whsec_… event.json
+  hookonce send http://127.0.0.1:8787 --source cockpit --secret whsec_… --fixture cardholder.updated --repeat 3
+  hookonce check http://127.0.0.1:8787 --source cockpit --entity ch_sample_1
+  hookonce listen --port 4000 --secret whsec_…
+
+The base URL and the admin token may also come from HOOKONCE_URL and HOOKONCE_ADMIN_TOKEN.
+Exit status: 0 ok, 1 a negative answer (invalid, failed, changed), 2 an error."
+)]
+pub struct Cli {
+    /// Print JSON: one document, or one line per event for tail and listen.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    Sign(SignArgs),
+    Verify(VerifyArgs),
+    Send(SendArgs),
+    Replay(ReplayArgs),
+    Check(CheckArgs),
+    Tail(TailArgs),
+    Listen(ListenArgs),
+}
+
+/// A scheme by its configuration name, read with core's own names so that a scheme added
+/// there is accepted here without a change.
+pub fn parse_scheme(s: &str) -> Result<Scheme, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_owned())).map_err(|_| {
+        format!("unknown scheme {s:?}; hookonce verifies standard-webhooks, stripe and github")
+    })
+}
+
+/// The configuration name of a scheme, e.g. "standard-webhooks".
+pub fn scheme_name(scheme: Scheme) -> String {
+    serde_json::to_value(scheme)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_else(|| format!("{scheme:?}"))
+}
+
+/// Where hookonce runs.
+#[derive(Args, Debug, Clone)]
+pub struct Target {
+    /// hookonce's base URL, e.g. http://127.0.0.1:8787.
+    #[arg(env = "HOOKONCE_URL", value_name = "URL")]
+    pub url: String,
+}
+
+/// Where hookonce runs, and the token of its read and admin APIs.
+#[derive(Args, Debug, Clone)]
+pub struct AdminTarget {
+    #[command(flatten)]
+    pub target: Target,
+
+    /// The admin API's bearer token (HOOKONCE_ADMIN_TOKEN in the worker's secrets).
+    #[arg(long, env = "HOOKONCE_ADMIN_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// The source, as named in HOOKONCE_SOURCES.
+    #[arg(long)]
+    pub source: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `Name: value` lines.
+    Headers,
+    /// A ready-to-run curl command (needs --url).
+    Curl,
+    /// A JSON object of the headers (the same as --json).
+    Json,
+}
+
+/// Print the signature headers a provider of the scheme would send with a body.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  echo -n '{\"id\":\"evt_1\"}' | hookonce sign --scheme standard-webhooks \\
+      --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --id evt_1 --timestamp 1791270400
+  hookonce sign --scheme stripe --secret whsec_test --format curl \\
+      --url http://127.0.0.1:8787/webhooks/stripe event.json")]
+pub struct SignArgs {
+    /// standard-webhooks, stripe or github.
+    #[arg(long, value_parser = parse_scheme)]
+    pub scheme: Scheme,
+
+    /// The signing secret, as the provider shows it (whsec_… for Standard Webhooks).
+    #[arg(long)]
+    pub secret: String,
+
+    /// The webhook-id (Standard Webhooks signs it; default: a fresh msg_… id).
+    #[arg(long)]
+    pub id: Option<String>,
+
+    /// The signed unix timestamp (default: now; GitHub signs none).
+    #[arg(long)]
+    pub timestamp: Option<i64>,
+
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = Format::Headers)]
+    pub format: Format,
+
+    /// The delivery URL for --format curl, e.g. http://127.0.0.1:8787/webhooks/cockpit.
+    #[arg(long)]
+    pub url: Option<String>,
+
+    /// The body: a file, or - for standard input (the default).
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+}
+
+/// Say whether a captured delivery is validly signed, or exactly why not (exit 0 or 1).
+#[derive(Args, Debug)]
+#[command(after_help = "Example (GitHub's documented test vector):
+  echo -n 'Hello, World!' | hookonce verify --scheme github --secret \"It's a Secret to Everybody\" \\
+      --header 'X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17'")]
+pub struct VerifyArgs {
+    /// standard-webhooks, stripe or github.
+    #[arg(long, value_parser = parse_scheme)]
+    pub scheme: Scheme,
+
+    /// A secret to accept (repeat it for a rotation).
+    #[arg(long, required = true)]
+    pub secret: Vec<String>,
+
+    /// A header of the delivery, 'Name: value' (repeat it).
+    #[arg(long = "header", short = 'H', value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+
+    /// The unix time to check the timestamp against (default: now), e.g. when it arrived.
+    #[arg(long)]
+    pub now: Option<i64>,
+
+    /// Seconds the timestamp may be away from --now (default: the scheme's own, 300).
+    #[arg(long)]
+    pub tolerance: Option<u64>,
+
+    /// The raw body: a file, or - for standard input (the default).
+    #[arg(value_name = "FILE|-")]
+    pub file: Option<PathBuf>,
+}
+
+/// Sign deliveries freshly and post them to URL/webhooks/SOURCE; print each outcome and a summary.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  hookonce send http://127.0.0.1:8787 --source cockpit --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw \\
+      --fixture cardholder.updated --repeat 3 --older --shuffle
+  hookonce send http://127.0.0.1:8787 --source cockpit --secret whsec_… event.json
+
+Fixtures: cardholder.created, cardholder.updated (snapshots), payment.captured (a ledger
+entry), push (GitHub's event); each run gets a fresh event id, shaped for --scheme.
+--repeat N sends each event N times (one applied, N-1 duplicates); --older also sends an
+older version of it, a new event id an hour earlier for the same entity (stale when it
+arrives after the newer one); --shuffle sends everything in random order.")]
+pub struct SendArgs {
+    #[command(flatten)]
+    pub target: Target,
+
+    /// The event body to send (a file, or - for standard input).
+    #[arg(value_name = "FILE|-", conflicts_with = "fixture")]
+    pub file: Option<PathBuf>,
+
+    /// The source, as named in HOOKONCE_SOURCES.
+    #[arg(long)]
+    pub source: String,
+
+    /// standard-webhooks, stripe or github.
+    #[arg(long, value_parser = parse_scheme, default_value = "standard-webhooks")]
+    pub scheme: Scheme,
+
+    /// The source's signing secret.
+    #[arg(long)]
+    pub secret: String,
+
+    /// A built-in event instead of a file.
+    #[arg(long)]
+    pub fixture: Option<String>,
+
+    /// The entity a fixture is about (default: the fixture's sample entity).
+    #[arg(long)]
+    pub entity: Option<String>,
+
+    /// The event id of a fixture, or the delivery id of a GitHub body (default: fresh).
+    #[arg(long)]
+    pub id: Option<String>,
+
+    /// An extra request header, 'Name: value' (repeat it).
+    #[arg(long = "header", short = 'H', value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+
+    /// Send each event this many times.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub repeat: u32,
+
+    /// Deliveries in flight at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub concurrency: u32,
+
+    /// Send the deliveries in random order.
+    #[arg(long)]
+    pub shuffle: bool,
+
+    /// Also send an older version of each event (a snapshot an hour earlier).
+    #[arg(long)]
+    pub older: bool,
+}
+
+/// Replay one stored event through the whole pipeline; print its outcome and `changed`.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  hookonce replay http://127.0.0.1:8787 --source cockpit --event evt_1 --entity ch_sample_1")]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The event id.
+    #[arg(long)]
+    pub event: String,
+
+    /// The entity the event is about (events without one are found by id alone).
+    #[arg(long)]
+    pub entity: Option<String>,
+}
+
+/// Replay every stored event of an entity; report any replay that changed anything (exit 1).
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  hookonce check http://127.0.0.1:8787 --source cockpit --entity ch_sample_1")]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The entity.
+    #[arg(long)]
+    pub entity: String,
+}
+
+/// Follow a source's deliveries, one line each: the source's event feed where the worker
+/// has one, else one entity's events (--entity).
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  hookonce tail http://127.0.0.1:8787 --source cockpit --entity ch_sample_1")]
+pub struct TailArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The entity to follow when the worker has no source-wide feed.
+    #[arg(long)]
+    pub entity: Option<String>,
+
+    /// Seconds between polls.
+    #[arg(long, default_value_t = 1.0)]
+    pub interval: f64,
+}
+
+/// Receive what hookonce forwards: verify each event's signature, print it with its
+/// Idempotency-Key, flag keys seen before, and optionally pass it on.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "Example (the forward.url of a source is then http://127.0.0.1:4000/):
+  hookonce listen --port 4000 --secret whsec_CVHbIk2dr2WGJQt+GtI9aPv40fJj6c7VgJDfaj3hJc4= \\
+      --forward-to http://127.0.0.1:3000/hooks"
+)]
+pub struct ListenArgs {
+    /// The port on 127.0.0.1 (0: any free port; the address is printed on stderr).
+    #[arg(long)]
+    pub port: u16,
+
+    /// The address to bind.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+
+    /// HOOKONCE_FORWARD_SECRET, to verify signatures (without it, nothing is verified).
+    #[arg(long, env = "HOOKONCE_FORWARD_SECRET", hide_env_values = true)]
+    pub secret: Option<String>,
+
+    /// Pass each verified event on to this URL and answer with its status.
+    #[arg(long)]
+    pub forward_to: Option<String>,
+}
