@@ -159,7 +159,7 @@ impl Sources {
     pub fn from_json(value: &Value) -> Result<Sources, ConfigError> {
         let map = value
             .as_object()
-            .ok_or_else(|| ConfigError::NotAnObject("HOOKONCE_SOURCES".into()))?;
+            .ok_or_else(|| ConfigError::NotAnObject("sources".into()))?;
         let mut out = BTreeMap::new();
         for (name, source) in map {
             let valid_name = !name.is_empty()

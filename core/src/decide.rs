@@ -403,7 +403,7 @@ pub fn replay_headers(source: &SourceConfig, headers: &[(String, String)]) -> St
         _ => None,
     }));
     for name in wanted {
-        if let Some(value) = Headers::get(headers, name) {
+        if let Some(value) = headers.header(name) {
             map.insert(name.to_ascii_lowercase(), value.into());
         }
     }

@@ -12,7 +12,6 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
-use crate::time::CivilDate;
 use crate::verify::{Headers, Verified};
 
 /// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
@@ -80,6 +79,10 @@ impl CreatedAt {
         Self { secs, nanos: 0 }
     }
 
+    /// The times an event may carry: the years 0000 to 9999 of RFC 3339 §5.6, in unix
+    /// seconds. Storage and the read API keep them exactly (they are far below 2^53).
+    pub const RANGE: std::ops::RangeInclusive<i64> = -62_167_219_200..=253_402_300_799;
+
     /// From unix seconds and nanoseconds; `None` if `nanos` is not below 10^9.
     pub fn from_parts(secs: i64, nanos: u32) -> Option<Self> {
         (nanos < 1_000_000_000).then_some(Self { secs, nanos })
@@ -97,77 +100,7 @@ impl CreatedAt {
 
     /// Parses an RFC 3339 `date-time` (`2026-10-06T07:06:30Z`, `…30.123+02:00`).
     pub fn parse_rfc3339(s: &str) -> Option<Self> {
-        let b = s.as_bytes();
-        if b.len() < 20 {
-            return None;
-        }
-        let num = |r: std::ops::Range<usize>| -> Option<i64> {
-            let part = b.get(r)?;
-            if part.iter().all(u8::is_ascii_digit) {
-                Some(
-                    part.iter()
-                        .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
-                )
-            } else {
-                None
-            }
-        };
-        let sep = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
-        if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
-            return None;
-        }
-        let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-        let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-        let date = CivilDate::new(year, u32::try_from(month).ok()?, u32::try_from(day).ok()?)?;
-        if hour > 23
-            || minute > 59
-            // 60 is a leap second; POSIX time folds it onto :59.
-            || second > 60
-        {
-            return None;
-        }
-        let mut i = 19;
-        let mut nanos = 0u32;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            let start = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                if i - start < 9 {
-                    nanos = nanos * 10 + u32::from(b[i] - b'0');
-                }
-                i += 1;
-            }
-            let digits = i - start;
-            if digits == 0 {
-                return None;
-            }
-            for _ in digits..9 {
-                nanos *= 10;
-            }
-        }
-        let offset = match b.get(i..)? {
-            [b'Z' | b'z'] => 0,
-            [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-                let digits = [*h1, *h2, *m1, *m2];
-                if !digits.iter().all(u8::is_ascii_digit) {
-                    return None;
-                }
-                let h = i64::from((h1 - b'0') * 10 + (h2 - b'0'));
-                let m = i64::from((m1 - b'0') * 10 + (m2 - b'0'));
-                if h > 23 || m > 59 {
-                    return None;
-                }
-                let off = h * 3600 + m * 60;
-                if *sign == b'+' {
-                    off
-                } else {
-                    -off
-                }
-            }
-            _ => return None,
-        };
-        let secs =
-            date.days_since_epoch() * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
+        let (secs, nanos) = crate::time::parse_rfc3339(s)?;
         Some(Self { secs, nanos })
     }
 }
@@ -278,9 +211,9 @@ impl std::error::Error for ParseError {}
 impl Event {
     /// Step 2 of the flow: reads the verified body (and, where configured, headers)
     /// through the source's [`Shape`].
-    pub fn parse<H: Headers + ?Sized>(
+    pub fn parse<K: AsRef<str>, V: AsRef<str>>(
         verified: &Verified<'_>,
-        headers: &H,
+        headers: &[(K, V)],
         shape: &Shape,
     ) -> Result<Event, ParseError> {
         let body: Value =
@@ -288,7 +221,7 @@ impl Event {
         let text = |source: &FieldSource, field: Field| -> Result<Option<String>, ParseError> {
             match source {
                 FieldSource::Absent => Ok(None),
-                FieldSource::Header(name) => Ok(headers.get(name).map(str::to_owned)),
+                FieldSource::Header(name) => Ok(headers.header(name).map(str::to_owned)),
                 FieldSource::Pointer(p) => match body.pointer(p) {
                     None | Some(Value::Null) => Ok(None),
                     Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -317,7 +250,7 @@ impl Event {
                 )),
                 Some(_) => return Err(ParseError::Invalid(Field::CreatedAt)),
             },
-            FieldSource::Header(name) => match headers.get(name) {
+            FieldSource::Header(name) => match headers.header(name) {
                 None => None,
                 Some(v) => Some(
                     v.trim()
@@ -330,6 +263,10 @@ impl Event {
             },
             FieldSource::Absent => None,
         };
+        // Beyond RFC 3339's years, and beyond what a JavaScript number stores exactly.
+        if created_at.is_some_and(|c| !CreatedAt::RANGE.contains(&c.secs())) {
+            return Err(ParseError::Invalid(Field::CreatedAt));
+        }
         let entity = match text(&shape.entity, Field::Entity)? {
             None => None,
             Some(e) => Some(EntityKey::new(e).ok_or(ParseError::Invalid(Field::Entity))?),

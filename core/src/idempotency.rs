@@ -207,19 +207,12 @@ impl Fingerprint {
 
     /// Reads back [`Fingerprint::to_hex`] (either case).
     pub fn from_hex(hex: &str) -> Result<Fingerprint, FingerprintError> {
-        let digits = hex.as_bytes();
-        if digits.len() != 64 {
+        if hex.len() != 64 {
             return Err(FingerprintError::Length);
         }
-        let nibble = |d: u8| match d {
-            b'0'..=b'9' => Ok(d - b'0'),
-            b'a'..=b'f' => Ok(d - b'a' + 10),
-            b'A'..=b'F' => Ok(d - b'A' + 10),
-            _ => Err(FingerprintError::NotHex),
-        };
         let mut out = [0u8; 32];
-        for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
-            *byte = (nibble(pair[0])? << 4) | nibble(pair[1])?;
+        if !crate::hex::decode_into(hex, &mut out) {
+            return Err(FingerprintError::NotHex);
         }
         Ok(Fingerprint(out))
     }
@@ -227,7 +220,7 @@ impl Fingerprint {
 
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.iter().try_for_each(|b| write!(f, "{b:02x}"))
+        f.write_str(&crate::hex::encode(&self.0))
     }
 }
 

@@ -15,23 +15,23 @@
 //! 2. **Verify** the signature over the raw bytes, before anything is parsed
 //!    ([`Verifier::verify`] → [`Verified`], a type only verification can construct).
 //! 3. **Parse** the verified body into an [`Event`]: id, type, created_at, entity and
-//!    the effect its type is configured for ([`Event::parse`]). [`names::object_for`]
+//!    the effect its type is configured for ([`Event::parse`]). [`object_for`]
 //!    names the Durable Object that owns it.
-//! 4. **Decide** from what the entity's store holds ([`decide::Stored`]) and `now`:
-//!    [`decide::Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
-//!    carries the rows to write as [`decide::Write`]s.
+//! 4. **Decide** from what the entity's store holds ([`Stored`]) and `now`:
+//!    [`Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
+//!    carries the rows to write as [`Write`]s.
 //! 5. **Write** exactly those rows, one statement each, as one atomic unit (the adapter's
 //!    job; a duplicate writes nothing).
 //! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
 //!    a duplicate; 409 with `Retry-After` while another event of the entity holds its claim.
-//! 7. **Forward**: the entity's alarm asks [`outbox::step`] what is due, sends it, and
-//!    writes what [`outbox::after_attempt`] returns, durably, before the next row.
+//! 7. **Forward**: the entity's alarm asks [`outbox_step`] what is due, sends it, and
+//!    writes what [`after_attempt`] returns, durably, before the next row.
 //!
 //! ## Example
 //!
 //! ```
-//! use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored, Write};
-//! use hookonce_core::{sign, Event, SourceConfig, UnixSeconds, Verifier};
+//! use hookonce_core::{decide, signature_headers, Decision, Delivery, Event, Plan, SourceConfig,
+//!                     Stored, UnixSeconds, Verifier, Write};
 //!
 //! let source = SourceConfig::from_json("cockpit", &serde_json::json!({
 //!     "scheme": "standard-webhooks",
@@ -44,7 +44,7 @@
 //! // What the provider sends.
 //! let body = br#"{"id":"evt_1","type":"cardholder.created","created_at":"2026-10-06T07:06:30Z",
 //!                 "data":{"object":{"id":"ch_1","status":"active"}}}"#;
-//! let headers: Vec<(String, String)> = sign::headers(source.scheme, &secret, "evt_1", now, body)
+//! let headers: Vec<(String, String)> = signature_headers(source.scheme, &secret, "evt_1", now, body)
 //!     .into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
 //!
 //! // 2. verify, 3. parse, 4. decide against what the store holds.
@@ -60,28 +60,68 @@
 //! }
 //! ```
 //!
-//! The publish API has its own, separate flow in [`idempotency`]: webhook deduplication
+//! The publish API has its own, separate flow in [`decide_key`]: webhook deduplication
 //! and request idempotency solve different problems and share no state.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 
-pub mod config;
-pub mod decide;
-pub mod event;
-pub mod idempotency;
-pub mod names;
-pub mod outbox;
-pub mod publish;
-pub mod retention;
-pub mod retry;
-pub mod route;
-pub mod sign;
-pub mod time;
-pub mod verify;
+mod config;
+mod decide;
+mod event;
+mod hex;
+mod idempotency;
+mod names;
+mod outbox;
+mod publish;
+mod retention;
+mod retry;
+mod route;
+mod sign;
+mod time;
+mod verify;
 
-pub use config::{ConfigError, SourceConfig, Sources};
-pub use event::{EntityKey, Event, EventId, EventType, ParseError};
-pub use route::{Route, RouteError, ROUTES};
-pub use time::{Seconds, UnixSeconds};
+// Configuration.
+pub use config::{
+    ConfigError, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
+    SourceConfig, Sources, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_BODY,
+};
+pub use retention::{Retention, RetentionError, MIN_RETENTION};
+pub use retry::{
+    parse_retry_after, AttemptResult, DeadReason, Next, Schedule, ScheduleError, MAX_RETRY_AFTER,
+};
+
+// Steps 1 to 3: route, verify, parse.
+pub use event::{
+    CreatedAt, Effect, EntityKey, Event, EventId, EventType, Field, ParseError, Version,
+    MAX_ID_LEN, MAX_SAFE_AMOUNT,
+};
+pub use names::{forwarded_key, object_for, object_name, source_of};
+pub use route::{decode_segment, encode_component, query_param, Route, RouteError, ROUTES};
+pub use sign::{
+    github as sign_github, headers as signature_headers,
+    standard_webhooks as sign_standard_webhooks, stripe as sign_stripe,
+};
 pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
+
+// Step 4 and 7: decisions and the commands they return.
+pub use decide::{
+    decide, release, replay_headers, Claim, Decision, Delivery, Lease, Outcome, Plan, Stored,
+    Write, OTHER_EVENT_RETRY,
+};
+pub use outbox::{
+    after_attempt, step as outbox_step, target as outbox_target, Head, OutboxStatus, Step, Target,
+    Transition,
+};
+
+// The publish API.
+pub use idempotency::{
+    decide as decide_key, Fingerprint, FingerprintError, IdempotencyKey, KeyDecision, KeyError,
+    KeyPolicy, KeyPolicyError, KeyState, StoredResponse, MAX_KEY_LEN,
+};
+pub use publish::{
+    accept as accept_message, message_id, scope as key_scope, Accepted, Message, PublishError,
+    MAX_BODY as PUBLISH_MAX_BODY, PATH as PUBLISH_PATH, SOURCE as PUBLISH_SOURCE,
+};
+
+pub use time::{CivilDate, Seconds, UnixSeconds};

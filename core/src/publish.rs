@@ -125,11 +125,7 @@ pub fn accept(
 /// (draft §2.2 leaves scope to the resource), and the token itself never appears in it.
 pub fn scope(token: &str, key: &IdempotencyKey) -> String {
     let digest = Sha256::digest(token.as_bytes());
-    format!(
-        "{}/{}",
-        crate::verify::hex::encode(&digest[..16]),
-        key.as_str()
-    )
+    format!("{}/{}", crate::hex::encode(&digest[..16]), key.as_str())
 }
 
 /// A message id for a publish accepted under `scope` at `accepted_at_ms`: unique per
@@ -138,7 +134,7 @@ pub fn message_id(scope: &str, accepted_at_ms: i64) -> String {
     let mut h = Sha256::new();
     h.update(scope.as_bytes());
     h.update(accepted_at_ms.to_be_bytes());
-    format!("msg_{}", &crate::verify::hex::encode(&h.finalize())[..26])
+    format!("msg_{}", &crate::hex::encode(&h.finalize())[..26])
 }
 
 #[cfg(test)]

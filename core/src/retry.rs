@@ -13,7 +13,7 @@
 
 use std::fmt;
 
-use crate::time::{CivilDate, Seconds, UnixSeconds};
+use crate::time::{Seconds, UnixSeconds};
 
 /// Delays between delivery attempts, after the Standard Webhooks retry schedule
 /// (<https://www.standardwebhooks.com/>), bounded by a retry window.
@@ -267,69 +267,15 @@ pub fn parse_retry_after(value: &str, now: UnixSeconds) -> Option<Seconds> {
         // All digits but too large for u64 is still a valid, very long delay.
         Seconds(value.parse::<u64>().unwrap_or(u64::MAX))
     } else {
-        now.until(parse_imf_fixdate(value)?)
+        now.until(crate::time::parse_imf_fixdate(value)?)
     };
     Some(delay.min(MAX_RETRY_AFTER))
-}
-
-/// `IMF-fixdate = day-name "," SP day SP month SP year SP hour ":" minute ":" second SP "GMT"`,
-/// all fixed width and case-sensitive (RFC 9110 §5.6.7).
-fn parse_imf_fixdate(s: &str) -> Option<UnixSeconds> {
-    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let b = s.as_bytes();
-    if b.len() != 29 || !s.is_ascii() {
-        return None;
-    }
-    let punctuation = [
-        (3, b','),
-        (4, b' '),
-        (7, b' '),
-        (11, b' '),
-        (16, b' '),
-        (19, b':'),
-        (22, b':'),
-        (25, b' '),
-    ];
-    if punctuation.iter().any(|&(i, c)| b[i] != c) || &s[26..] != "GMT" {
-        return None;
-    }
-    if !DAYS.contains(&&s[0..3]) {
-        return None;
-    }
-    let month = MONTHS.iter().position(|m| *m == &s[8..11])? as u32 + 1;
-    let day = digits(&s[5..7])?;
-    let year = digits(&s[12..16])?;
-    let (hour, minute, second) = (
-        digits(&s[17..19])?,
-        digits(&s[20..22])?,
-        digits(&s[23..25])?,
-    );
-    // second = 60 is a leap second; POSIX time has none, so it counts as the next second.
-    let date = CivilDate::new(i64::from(year), month, day)?;
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let days = date.days_since_epoch();
-    Some(UnixSeconds(
-        days * 86_400 + i64::from(hour * 3_600 + minute * 60 + second),
-    ))
-}
-
-/// A fixed-width run of ASCII digits.
-fn digits(s: &str) -> Option<u32> {
-    if s.bytes().all(|b| b.is_ascii_digit()) {
-        s.parse().ok()
-    } else {
-        None
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::{parse_imf_fixdate, CivilDate};
     use proptest::prelude::*;
 
     const T0: UnixSeconds = UnixSeconds(1_700_000_000);

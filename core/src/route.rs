@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::hex::nibble;
+
 /// Every route: `(method, path template)`, in the order the README lists them.
 pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/"),
@@ -191,7 +193,7 @@ pub fn decode_segment(s: &str) -> Option<String> {
         if b[i] == b'%' {
             // Two hex digits exactly: from_str_radix alone would also take a sign ("%+f").
             let hex = b.get(i + 1..i + 3)?;
-            out.push((hex_digit(hex[0])? << 4) | hex_digit(hex[1])?);
+            out.push((nibble(hex[0])? << 4) | nibble(hex[1])?);
             i += 3;
         } else {
             out.push(b[i]);
@@ -199,15 +201,6 @@ pub fn decode_segment(s: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
-}
-
-fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

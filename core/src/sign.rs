@@ -6,8 +6,9 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use hmac::Mac;
 
+use crate::hex;
 use crate::time::UnixSeconds;
-use crate::verify::{github_mac, hex, standard_webhooks_mac, stripe_mac, Secret};
+use crate::verify::{github_mac, standard_webhooks_mac, stripe_mac, Secret};
 
 /// Standard Webhooks signature header value for content `{msg_id}.{timestamp}.{body}`: `"v1,<base64>"`.
 ///

@@ -118,6 +118,138 @@ impl CivilDate {
     }
 }
 
+/// Parses an RFC 3339 `date-time` (`2026-10-06T07:06:30Z`, `…30.123+02:00`) into unix
+/// seconds and nanoseconds. A leap second (`:60`) folds onto `:59`, as POSIX time does.
+pub(crate) fn parse_rfc3339(s: &str) -> Option<(i64, u32)> {
+    let b = s.as_bytes();
+    if b.len() < 20 {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        if part.iter().all(u8::is_ascii_digit) {
+            Some(
+                part.iter()
+                    .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
+            )
+        } else {
+            None
+        }
+    };
+    let sep = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+    if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+        return None;
+    }
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let date = CivilDate::new(year, u32::try_from(month).ok()?, u32::try_from(day).ok()?)?;
+    if hour > 23
+        || minute > 59
+        // 60 is a leap second; POSIX time folds it onto :59.
+        || second > 60
+    {
+        return None;
+    }
+    let mut i = 19;
+    let mut nanos = 0u32;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            if i - start < 9 {
+                nanos = nanos * 10 + u32::from(b[i] - b'0');
+            }
+            i += 1;
+        }
+        let digits = i - start;
+        if digits == 0 {
+            return None;
+        }
+        for _ in digits..9 {
+            nanos *= 10;
+        }
+    }
+    let offset = match b.get(i..)? {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let digits = [*h1, *h2, *m1, *m2];
+            if !digits.iter().all(u8::is_ascii_digit) {
+                return None;
+            }
+            let h = i64::from((h1 - b'0') * 10 + (h2 - b'0'));
+            let m = i64::from((m1 - b'0') * 10 + (m2 - b'0'));
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let off = h * 3600 + m * 60;
+            if *sign == b'+' {
+                off
+            } else {
+                -off
+            }
+        }
+        _ => return None,
+    };
+    let secs =
+        date.days_since_epoch() * 86_400 + hour * 3600 + minute * 60 + second.min(59) - offset;
+    Some((secs, nanos))
+}
+
+/// `IMF-fixdate = day-name "," SP day SP month SP year SP hour ":" minute ":" second SP "GMT"`,
+/// all fixed width and case-sensitive (RFC 9110 §5.6.7).
+pub(crate) fn parse_imf_fixdate(s: &str) -> Option<UnixSeconds> {
+    const DAYS: [&str; 7] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let b = s.as_bytes();
+    if b.len() != 29 || !s.is_ascii() {
+        return None;
+    }
+    let punctuation = [
+        (3, b','),
+        (4, b' '),
+        (7, b' '),
+        (11, b' '),
+        (16, b' '),
+        (19, b':'),
+        (22, b':'),
+        (25, b' '),
+    ];
+    if punctuation.iter().any(|&(i, c)| b[i] != c) || &s[26..] != "GMT" {
+        return None;
+    }
+    if !DAYS.contains(&&s[0..3]) {
+        return None;
+    }
+    let month = MONTHS.iter().position(|m| *m == &s[8..11])? as u32 + 1;
+    let day = digits(&s[5..7])?;
+    let year = digits(&s[12..16])?;
+    let (hour, minute, second) = (
+        digits(&s[17..19])?,
+        digits(&s[20..22])?,
+        digits(&s[23..25])?,
+    );
+    // second = 60 is a leap second; POSIX time has none, so it counts as the next second.
+    let date = CivilDate::new(i64::from(year), month, day)?;
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let days = date.days_since_epoch();
+    Some(UnixSeconds(
+        days * 86_400 + i64::from(hour * 3_600 + minute * 60 + second),
+    ))
+}
+
+/// A fixed-width run of ASCII digits.
+fn digits(s: &str) -> Option<u32> {
+    if s.bytes().all(|b| b.is_ascii_digit()) {
+        s.parse().ok()
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

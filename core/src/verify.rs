@@ -33,45 +33,19 @@ const WHSEC_PREFIX: &str = "whsec_";
 const TAG_LEN: usize = 32;
 
 /// Case-insensitive header lookup (RFC 9110 §5.1: field names are case-insensitive).
+///
+/// One implementation, for any slice of name–value pairs; pass a `Vec` as `&v[..]`. The
+/// method is not called `get`, which slices already have (by index).
 pub trait Headers {
     /// The value of the first field named `name`, compared ASCII case-insensitively.
-    fn get(&self, name: &str) -> Option<&str>;
+    fn header(&self, name: &str) -> Option<&str>;
 }
 
-// The explicit `Headers::get` calls below matter: slices and Vecs have an inherent `get`
-// (by index) that would otherwise win method resolution.
-
-impl Headers for [(&str, &str)] {
-    fn get(&self, name: &str) -> Option<&str> {
+impl<K: AsRef<str>, V: AsRef<str>> Headers for [(K, V)] {
+    fn header(&self, name: &str) -> Option<&str> {
         self.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|&(_, v)| v)
-    }
-}
-
-impl<const N: usize> Headers for [(&str, &str); N] {
-    fn get(&self, name: &str) -> Option<&str> {
-        Headers::get(self.as_slice(), name)
-    }
-}
-
-impl Headers for Vec<(&str, &str)> {
-    fn get(&self, name: &str) -> Option<&str> {
-        Headers::get(self.as_slice(), name)
-    }
-}
-
-impl Headers for [(String, String)] {
-    fn get(&self, name: &str) -> Option<&str> {
-        self.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-impl Headers for Vec<(String, String)> {
-    fn get(&self, name: &str) -> Option<&str> {
-        Headers::get(self.as_slice(), name)
+            .find(|(k, _)| k.as_ref().eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_ref())
     }
 }
 
@@ -176,9 +150,9 @@ impl Verifier {
 
     /// Checks that `body` carries a valid signature in `headers`, signed within the tolerance
     /// of `now`. Never parses `body`.
-    pub fn verify<'b, H: Headers + ?Sized>(
+    pub fn verify<'b, K: AsRef<str>, V: AsRef<str>>(
         &self,
-        headers: &H,
+        headers: &[(K, V)],
         body: &'b [u8],
         now: UnixSeconds,
     ) -> Result<Verified<'b>, VerifyError> {
@@ -189,9 +163,9 @@ impl Verifier {
         }
     }
 
-    fn verify_standard_webhooks<'b, H: Headers + ?Sized>(
+    fn verify_standard_webhooks<'b, K: AsRef<str>, V: AsRef<str>>(
         &self,
-        headers: &H,
+        headers: &[(K, V)],
         body: &'b [u8],
         now: UnixSeconds,
     ) -> Result<Verified<'b>, VerifyError> {
@@ -224,9 +198,9 @@ impl Verifier {
         })
     }
 
-    fn verify_stripe<'b, H: Headers + ?Sized>(
+    fn verify_stripe<'b, K: AsRef<str>, V: AsRef<str>>(
         &self,
-        headers: &H,
+        headers: &[(K, V)],
         body: &'b [u8],
         now: UnixSeconds,
     ) -> Result<Verified<'b>, VerifyError> {
@@ -261,9 +235,9 @@ impl Verifier {
         })
     }
 
-    fn verify_github<'b, H: Headers + ?Sized>(
+    fn verify_github<'b, K: AsRef<str>, V: AsRef<str>>(
         &self,
-        headers: &H,
+        headers: &[(K, V)],
         body: &'b [u8],
     ) -> Result<Verified<'b>, VerifyError> {
         let header = require(headers, GITHUB_SIGNATURE)?;
@@ -402,11 +376,11 @@ impl fmt::Display for VerifyError {
 
 impl std::error::Error for VerifyError {}
 
-fn require<'h, H: Headers + ?Sized>(
-    headers: &'h H,
+fn require<'h, K: AsRef<str>, V: AsRef<str>>(
+    headers: &'h [(K, V)],
     name: &'static str,
 ) -> Result<&'h str, VerifyError> {
-    Headers::get(headers, name).ok_or(VerifyError::MissingHeader(name))
+    headers.header(name).ok_or(VerifyError::MissingHeader(name))
 }
 
 /// Decimal unix seconds, digits only: no sign, no whitespace, no fraction.
@@ -448,7 +422,7 @@ fn decode_base64_tag(s: &str) -> Option<[u8; TAG_LEN]> {
 
 fn decode_hex_tag(s: &str) -> Option<[u8; TAG_LEN]> {
     let mut tag = [0u8; TAG_LEN];
-    hex::decode_into(s, &mut tag).then_some(tag)
+    crate::hex::decode_into(s, &mut tag).then_some(tag)
 }
 
 // ---- HMAC-SHA256, shared with `sign` so signing and verifying are one piece of code ----
@@ -487,45 +461,6 @@ pub(crate) fn stripe_mac(secret: &Secret, timestamp: &str, body: &[u8]) -> HmacS
 /// GitHub signs the raw body alone.
 pub(crate) fn github_mac(secret: &Secret, body: &[u8]) -> HmacSha256 {
     keyed_mac(secret, &[body])
-}
-
-/// Base16 (RFC 4648 §8), just what signatures need.
-pub(crate) mod hex {
-    const LOWER: &[u8; 16] = b"0123456789abcdef";
-
-    /// Lowercase hex of `bytes`.
-    pub(crate) fn encode(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len() * 2);
-        for &b in bytes {
-            out.push(char::from(LOWER[usize::from(b >> 4)]));
-            out.push(char::from(LOWER[usize::from(b & 0x0f)]));
-        }
-        out
-    }
-
-    /// Fills `out` from `s` (either case); false unless `s` is exactly `2 * out.len()` hex digits.
-    pub(crate) fn decode_into(s: &str, out: &mut [u8]) -> bool {
-        let s = s.as_bytes();
-        if s.len() != out.len() * 2 {
-            return false;
-        }
-        for (byte, pair) in out.iter_mut().zip(s.chunks_exact(2)) {
-            match (nibble(pair[0]), nibble(pair[1])) {
-                (Some(hi), Some(lo)) => *byte = hi << 4 | lo,
-                _ => return false,
-            }
-        }
-        true
-    }
-
-    fn nibble(c: u8) -> Option<u8> {
-        match c {
-            b'0'..=b'9' => Some(c - b'0'),
-            b'a'..=b'f' => Some(c - b'a' + 10),
-            b'A'..=b'F' => Some(c - b'A' + 10),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -975,13 +910,13 @@ mod tests {
             ("X-Hub-Signature-256".into(), GH_SIG.into()),
             ("x-hub-signature-256".into(), "sha256=00".into()),
         ];
-        assert_eq!(Headers::get(&headers, "X-HUB-SIGNATURE-256"), Some(GH_SIG));
-        assert_eq!(Headers::get(&headers, "x-github-delivery"), None);
+        assert_eq!(headers.header("X-HUB-SIGNATURE-256"), Some(GH_SIG));
+        assert_eq!(headers.header("x-github-delivery"), None);
         verifier(Scheme::GitHub, &[GH_SECRET])
             .verify(&headers, GH_BODY, UnixSeconds(0))
             .unwrap();
         let borrowed: &[(&str, &str)] = &[("a", "1"), ("A", "2")];
-        assert_eq!(Headers::get(borrowed, "a"), Some("1"));
+        assert_eq!(borrowed.header("a"), Some("1"));
     }
 
     // ---- body ----
@@ -1135,15 +1070,15 @@ mod tests {
     #[test]
     fn hex_round_trips_and_rejects_odd_or_foreign_digits() {
         let bytes = [0x00, 0x7f, 0x80, 0xff, 0xab];
-        let s = hex::encode(&bytes);
+        let s = crate::hex::encode(&bytes);
         assert_eq!(s, "007f80ffab");
         let mut out = [0u8; 5];
-        assert!(hex::decode_into(&s, &mut out));
+        assert!(crate::hex::decode_into(&s, &mut out));
         assert_eq!(out, bytes);
-        assert!(hex::decode_into("007F80FFAB", &mut out));
-        assert!(!hex::decode_into("007f80ffa", &mut out));
-        assert!(!hex::decode_into("007f80ffag", &mut out));
-        assert!(!hex::decode_into("+07f80ffab", &mut out));
+        assert!(crate::hex::decode_into("007F80FFAB", &mut out));
+        assert!(!crate::hex::decode_into("007f80ffa", &mut out));
+        assert!(!crate::hex::decode_into("007f80ffag", &mut out));
+        assert!(!crate::hex::decode_into("+07f80ffab", &mut out));
     }
 
     mod prop {

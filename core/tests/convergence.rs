@@ -8,8 +8,7 @@ use std::collections::HashMap;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::decide::Plan;
-use hookonce_core::EntityKey;
+use hookonce_core::{EntityKey, Plan};
 use proptest::prelude::*;
 
 const ASYNC: Plan = Plan::Apply { forward: true };

@@ -4,9 +4,10 @@ mod common;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::decide::{release, Claim, Decision, Lease, Outcome, Plan, Stored, Write};
-use hookonce_core::event::{Effect, Field, ParseError};
-use hookonce_core::Seconds;
+use hookonce_core::{
+    release, Claim, Decision, Effect, Field, Lease, Outcome, ParseError, Plan, Seconds, Stored,
+    Write,
+};
 use serde_json::json;
 
 const ASYNC: Plan = Plan::Apply { forward: true };
@@ -332,4 +333,20 @@ fn a_ledger_amount_must_be_an_integer() {
         parse(&cockpit(), &body),
         Err(ParseError::Invalid(Field::Amount))
     );
+}
+
+#[test]
+fn a_created_at_outside_rfc_3339_years_is_refused() {
+    for secs in [i64::MAX, 253_402_300_800, -62_167_219_201] {
+        let mut body = snapshot("evt_1", "card_1", 0, "active");
+        body["created_at"] = json!(secs);
+        assert_eq!(
+            parse(&cockpit(), &body),
+            Err(ParseError::Invalid(Field::CreatedAt)),
+            "{secs}"
+        );
+    }
+    let mut body = snapshot("evt_1", "card_1", 0, "active");
+    body["created_at"] = json!(253_402_300_799i64);
+    assert!(parse(&cockpit(), &body).is_ok());
 }

@@ -1,6 +1,6 @@
 //! `sign::headers` is the inverse of verification for every scheme.
 
-use hookonce_core::{sign, Scheme, Seconds, UnixSeconds, Verifier, VerifyError};
+use hookonce_core::{signature_headers, Scheme, Seconds, UnixSeconds, Verifier, VerifyError};
 
 const NOW: UnixSeconds = UnixSeconds(1_791_270_390);
 
@@ -16,7 +16,7 @@ fn signed_headers_verify_and_a_changed_body_does_not() {
     for scheme in [Scheme::StandardWebhooks, Scheme::Stripe, Scheme::GitHub] {
         let secret = scheme.parse_secret(secret_for(scheme)).unwrap();
         let body = br#"{"id":"evt_1"}"#;
-        let headers = sign::headers(scheme, &secret, "evt_1", NOW, body);
+        let headers = signature_headers(scheme, &secret, "evt_1", NOW, body);
         let verifier = Verifier::new(scheme, vec![secret], Seconds(300)).unwrap();
         assert!(
             verifier.verify(&headers_ref(&headers), body, NOW).is_ok(),

@@ -1,8 +1,7 @@
 //! The Worker's side of the read and admin APIs: the bearer token, then the operation on
 //! the entity's object.
 
-use hookonce_core::names::object_name;
-use hookonce_core::Route;
+use hookonce_core::{object_name, Route};
 use serde_json::{json, Value};
 use worker::{Env, Method, Request, RequestInit, Response, Result};
 

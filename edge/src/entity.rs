@@ -5,11 +5,10 @@
 //! reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
-use hookonce_core::decide::{decide, release, Decision, Delivery, Plan};
-use hookonce_core::outbox::target;
-use hookonce_core::retention::Retention;
-use hookonce_core::retry::AttemptResult;
-use hookonce_core::{sign, Event, EventId, Headers, UnixSeconds};
+use hookonce_core::{
+    decide, outbox_target, release, signature_headers, AttemptResult, Decision, Delivery, Event,
+    EventId, Headers, Plan, Retention, UnixSeconds,
+};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
@@ -188,7 +187,7 @@ impl EntityObject {
         event: &Event,
         body: &[u8],
     ) -> Option<AttemptResult> {
-        let to = target(None, Some(&source.config))?;
+        let to = outbox_target(None, Some(&source.config))?;
         let secret = loaded.forward_secret.as_ref()?;
         let out = Outgoing {
             source: &source.config.name,
@@ -385,10 +384,11 @@ impl EntityObject {
         else {
             return problem::INTERNAL.respond("stored headers are unreadable");
         };
-        let webhook_id = Headers::get(&headers, "webhook-id")
+        let webhook_id = headers
+            .header("webhook-id")
             .unwrap_or(id.as_str())
             .to_owned();
-        for (name, value) in sign::headers(
+        for (name, value) in signature_headers(
             source.config.scheme,
             &source.signer,
             &webhook_id,

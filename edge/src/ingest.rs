@@ -2,8 +2,7 @@
 //! edge, so a bad delivery is refused without waking any Durable Object; then the raw
 //! delivery goes to the entity's object, which trusts no caller and checks again.
 
-use hookonce_core::names::object_for;
-use hookonce_core::Event;
+use hookonce_core::{object_for, Event};
 use worker::{Env, Request, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, SOURCE_HEADER};

@@ -1,7 +1,7 @@
 //! The protocol between the Worker and its Durable Objects: binding names, internal
 //! headers and the operations an entity object serves. A leaf: it imports nothing local.
 
-use hookonce_core::route::{encode_component, query_param};
+use hookonce_core::{encode_component, query_param};
 
 /// The entity objects' namespace binding.
 pub const ENTITY_BINDING: &str = "ENTITY";

@@ -6,11 +6,10 @@
 //! object's input gate and then sees the completed key. Webhook deduplication shares none
 //! of this state.
 
-use hookonce_core::idempotency::{
-    decide, Fingerprint, IdempotencyKey, KeyDecision, KeyState, StoredResponse,
+use hookonce_core::{
+    accept_message, decide_key, Accepted, Fingerprint, IdempotencyKey, KeyDecision, KeyState,
+    Message, StoredResponse, UnixSeconds, PUBLISH_PATH, PUBLISH_SOURCE,
 };
-use hookonce_core::publish::{self, Accepted, Message};
-use hookonce_core::UnixSeconds;
 use serde::Deserialize;
 use worker::{
     durable_object, DurableObject, Env, Headers, Request, Response, Result, SqlStorage,
@@ -147,15 +146,15 @@ impl KeyObject {
         loaded: &Loaded,
     ) -> Result<Reply> {
         let sql = self.state.storage().sql();
-        let fingerprint = Fingerprint::of("POST", publish::PATH, body);
+        let fingerprint = Fingerprint::of("POST", PUBLISH_PATH, body);
         let policy = &loaded.key_policy;
         sql::transaction(&self.state, || {
             let stored = read_key(&sql)?;
-            Ok(match decide(stored.as_ref(), &fingerprint, now) {
+            Ok(match decide_key(stored.as_ref(), &fingerprint, now) {
                 KeyDecision::Proceed => {
                     let accepted_ms = worker::Date::now().as_millis() as i64;
                     let accepted =
-                        publish::accept(message, key, scope, fingerprint, now, accepted_ms, policy);
+                        accept_message(message, key, scope, fingerprint, now, accepted_ms, policy);
                     self.write(&sql, key, message, &accepted, now)?
                 }
                 KeyDecision::Replay(resp) => Reply::Replay(resp.clone()),
@@ -204,14 +203,14 @@ impl KeyObject {
         sql::store_body(
             sql,
             &accepted.message_id,
-            publish::SOURCE,
+            PUBLISH_SOURCE,
             "{}",
             &accepted.envelope,
         )?;
         sql::enqueue(
             sql,
             &accepted.message_id,
-            publish::SOURCE,
+            PUBLISH_SOURCE,
             Some(&message.destination),
             now,
         )?;

@@ -6,9 +6,9 @@
 //! Alarms fire at least once, so a row may be sent twice: always with the same
 //! `Idempotency-Key` (the event id) and the same `webhook-id`.
 
-use hookonce_core::names::source_of;
-use hookonce_core::outbox::{after_attempt, step, target, Step, Transition};
-use hookonce_core::{Seconds, UnixSeconds};
+use hookonce_core::{
+    after_attempt, outbox_step, outbox_target, source_of, Seconds, Step, Transition, UnixSeconds,
+};
 use wasm_bindgen::JsValue;
 use worker::{js_sys, ScheduledTime, State, Storage};
 
@@ -62,7 +62,7 @@ pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
     while let Some(due) = sql::head(&sql)? {
         let source = loaded.source(&due.source).map(|s| &s.config);
         let sendable = (
-            target(due.destination.as_deref(), source),
+            outbox_target(due.destination.as_deref(), source),
             loaded.forward_secret.as_ref(),
             due.body.as_deref(),
         );
@@ -70,7 +70,7 @@ pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
             (Some(to), Some(secret), Some(body)) => Some((to, secret, body)),
             _ => None,
         };
-        let transition = match step(&due.head, sendable, clock::now()) {
+        let transition = match outbox_step(&due.head, sendable, clock::now()) {
             Step::WaitUntil(at) => return ensure_alarm(state, at).await,
             Step::Dead(t) => t,
             Step::Send {

@@ -1,8 +1,7 @@
 //! The Worker's side of `POST /v1/messages`: authenticate, check the key and the body,
 //! then hand over to the key's object (see `keys`).
 
-use hookonce_core::idempotency::{IdempotencyKey, KeyError};
-use hookonce_core::publish::{self, Message};
+use hookonce_core::{key_scope, IdempotencyKey, KeyError, Message, PUBLISH_MAX_BODY};
 use worker::{Env, Headers, Request, Response, Result};
 
 use crate::internal::{KEYS_BINDING, KEY_HEADER, PUBLISH_URL, SCOPE_HEADER};
@@ -27,14 +26,14 @@ pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
         Err(e @ KeyError::Malformed(_)) => return problem::KEY_MALFORMED.respond(e),
     };
     let body = req.bytes().await?;
-    if body.len() > publish::MAX_BODY {
-        return problem::TOO_LARGE.respond(format!("the limit is {} bytes", publish::MAX_BODY));
+    if body.len() > PUBLISH_MAX_BODY {
+        return problem::TOO_LARGE.respond(format!("the limit is {} bytes", PUBLISH_MAX_BODY));
     }
     if let Err(e) = Message::parse(&body) {
         return problem::BAD_REQUEST.respond(e);
     }
     let headers = Headers::new();
-    let scope = publish::scope(token, &key);
+    let scope = key_scope(token, &key);
     headers.set(KEY_HEADER, key.as_str())?;
     headers.set(SCOPE_HEADER, &scope)?;
     http::post_to_object(env, KEYS_BINDING, &scope, PUBLISH_URL, headers, &body).await

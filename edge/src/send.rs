@@ -1,9 +1,8 @@
 //! Outgoing HTTP: one signed POST of a stored body to the application.
 
-use hookonce_core::names::forwarded_key;
-use hookonce_core::outbox::Target;
-use hookonce_core::retry::{parse_retry_after, AttemptResult};
-use hookonce_core::{sign, Secret};
+use hookonce_core::{
+    forwarded_key, parse_retry_after, signature_headers, AttemptResult, Secret, Target,
+};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, AbortSignal, Fetch, Headers, Method, Request, RequestInit};
@@ -33,7 +32,7 @@ pub async fn post(target: Target<'_>, secret: &Secret, out: Outgoing<'_>) -> Att
     let set = || -> worker::Result<()> {
         headers.set("content-type", "application/json")?;
         headers.set("idempotency-key", &forwarded_key(out.event_id))?;
-        for (name, value) in sign::headers(
+        for (name, value) in signature_headers(
             hookonce_core::Scheme::StandardWebhooks,
             secret,
             out.event_id,

@@ -7,10 +7,9 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use hookonce_core::config::{ConfigError, SourceConfig, Sources};
-use hookonce_core::idempotency::KeyPolicy;
-use hookonce_core::verify::{Scheme, Secret, Verifier};
-use hookonce_core::Seconds;
+use hookonce_core::{
+    ConfigError, KeyPolicy, Scheme, Seconds, Secret, SourceConfig, Sources, Verifier,
+};
 use worker::{Env, Response};
 
 use crate::problem;

@@ -2,10 +2,10 @@
 //! one statement per command core returns. Every status written here comes from core's
 //! types, bound as a parameter.
 
-use hookonce_core::decide::{Claim, Lease, Outcome, Plan, Stored, Write};
-use hookonce_core::event::{CreatedAt, Effect, Event, EventId, Version};
-use hookonce_core::outbox::{Head, OutboxStatus, Transition};
-use hookonce_core::UnixSeconds;
+use hookonce_core::{
+    Claim, CreatedAt, Effect, Event, EventId, Head, Lease, OutboxStatus, Outcome, Plan, Stored,
+    Transition, UnixSeconds, Version, Write,
+};
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

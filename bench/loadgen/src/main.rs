@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hookonce_core::verify::{Scheme, Secret};
-use hookonce_core::{sign, UnixSeconds};
+use hookonce_core::{sign_standard_webhooks, Scheme, Secret, UnixSeconds};
 use hookonce_loadgen::{Delivery, Scenario};
 use serde_json::{json, Value};
 
@@ -118,7 +117,7 @@ impl Client {
     /// Signs `d` as the provider would, at the current time, and sends it.
     fn send(&self, secret: &Secret, d: &Delivery, body: &[u8]) -> Result<Answer, ureq::Error> {
         let ts = UnixSeconds(unix_now().as_secs() as i64);
-        let signature = sign::standard_webhooks(secret, &d.id, ts, body);
+        let signature = sign_standard_webhooks(secret, &d.id, ts, body);
         let mut res = self
             .agent
             .post(&self.endpoint)

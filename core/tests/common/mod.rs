@@ -3,9 +3,9 @@
 
 pub mod model;
 
-use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored};
 use hookonce_core::{
-    sign, Event, ParseError, Scheme, Seconds, SourceConfig, UnixSeconds, Verifier,
+    decide, signature_headers, Decision, Delivery, Event, ParseError, Plan, Scheme, Seconds,
+    SourceConfig, Stored, UnixSeconds, Verifier,
 };
 use serde_json::{json, Value};
 
@@ -64,10 +64,11 @@ pub fn parse_signed(source: &SourceConfig, body: &Value) -> Result<Signed, Parse
     let secret = Scheme::StandardWebhooks.parse_secret(SECRET).unwrap();
     let bytes = serde_json::to_vec(body).unwrap();
     let msg_id = body["id"].as_str().unwrap_or("msg_none");
-    let headers: Vec<(String, String)> = sign::headers(source.scheme, &secret, msg_id, NOW, &bytes)
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
+    let headers: Vec<(String, String)> =
+        signature_headers(source.scheme, &secret, msg_id, NOW, &bytes)
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect();
     let verifier = Verifier::new(Scheme::StandardWebhooks, vec![secret], Seconds(300)).unwrap();
     let verified = verifier
         .verify(&headers, &bytes, NOW)

@@ -3,9 +3,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use hookonce_core::decide::{Claim, Decision, Outcome, Plan, Stored, Write};
-use hookonce_core::event::{Effect, Version};
-use hookonce_core::{EventId, UnixSeconds};
+use hookonce_core::{
+    Claim, Decision, Effect, EventId, Outcome, Plan, Stored, UnixSeconds, Version, Write,
+};
 
 use super::Signed;
 
