@@ -10,6 +10,8 @@
 #                 signed sample curl first (scripts/sample-delivery.sh makes more)
 #   make test     setup + build + cargo test --workspace (the e2e tests start wrangler)
 #   make bench    setup + build + bench/run.sh: one table (BENCH_QUICK=1 for a tiny load)
+#   make chaos    the crash storm at full size: 20,000 events, 1,000 entities, 15 SIGKILLs
+#                 of workerd (run directly, state on disk); prints the figures
 #   make fmt      cargo fmt (fmt-check: verify only)
 #   make clippy   clippy natively (core, tests, cli) and for wasm32 (edge)
 
@@ -35,7 +37,7 @@ BUNDLE  := build/index.js build/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
-.PHONY: setup build cli dev test bench fmt fmt-check clippy
+.PHONY: setup build cli dev test bench chaos fmt fmt-check clippy
 
 setup:
 	@scripts/bootstrap.sh
@@ -78,6 +80,15 @@ test: setup build
 # The table for the README (BENCH_QUICK=1: a tiny load, what CI runs).
 bench: setup build
 	bash bench/run.sh
+
+# Issue 15's crash storm at full size; `make test` runs a small one. Sizes: HOOKONCE_CHAOS_*.
+CHAOS_ENV := HOOKONCE_CHAOS_EVENTS=$${HOOKONCE_CHAOS_EVENTS:-20000} \
+             HOOKONCE_CHAOS_ENTITIES=$${HOOKONCE_CHAOS_ENTITIES:-1000} \
+             HOOKONCE_CHAOS_KILLS=$${HOOKONCE_CHAOS_KILLS:-15} \
+             HOOKONCE_CHAOS_CLIENTS=$${HOOKONCE_CHAOS_CLIENTS:-16}
+chaos: setup build
+	$(CHAOS_ENV) cargo test -p hookonce-e2e --test a_crash_storm_loses_nothing_and_applies_nothing_twice \
+	  -- --nocapture
 
 fmt:
 	cargo fmt --all
