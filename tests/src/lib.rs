@@ -30,6 +30,8 @@
 
 pub mod origin;
 pub mod publish;
+pub mod raw;
+pub mod schemes;
 pub mod storm;
 pub mod workerd;
 

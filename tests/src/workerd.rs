@@ -294,6 +294,11 @@ impl Workerd {
         }
     }
 
+    /// `127.0.0.1:PORT`, for raw TCP.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
+    }
+
     /// `base` + `path`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
