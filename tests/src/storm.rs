@@ -29,42 +29,8 @@ use crate::origin::{self, Origin, Recorded, Reply};
 use crate::workerd::Workerd;
 use crate::{dev_var, standard_webhooks_headers, unix_now, Resp};
 
-/// A small, seedable PRNG (splitmix64): the storm must be reproducible from its seed.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
-    /// True with probability `per_mille / 1000`.
-    pub fn chance(&mut self, per_mille: u32) -> bool {
-        self.below(1000) < u64::from(per_mille)
-    }
-
-    /// Fisher-Yates.
-    pub fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, self.below(i as u64 + 1) as usize);
-        }
-    }
-}
+/// The seedable PRNG the storm is planned with (shared with the fuzzer).
+pub use hookonce_fuzz::Rng;
 
 /// How the origin misbehaves, per mille of requests: it is an idempotent application (it
 /// applies each `Idempotency-Key` once, ever) that sometimes fails.
