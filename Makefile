@@ -10,6 +10,10 @@
 #                 signed sample curl first (scripts/sample-delivery.sh makes more)
 #   make test     setup + build + cargo test --workspace (the e2e tests start wrangler)
 #   make bench    setup + build + bench/run.sh: one table (BENCH_QUICK=1 for a tiny load)
+#   make chaos    the crash storm at full size: 20,000 events, 1,000 entities, 15 SIGKILLs
+#                 of workerd (run directly, state on disk); prints the figures
+#   make fuzz     structured property fuzzing of core's parsers and verifiers (fuzz/),
+#                 1,000,000 inputs per target (FUZZ_CASES, FUZZ_TARGET to pick one)
 #   make fmt      cargo fmt (fmt-check: verify only)
 #   make clippy   clippy natively (core, tests, cli) and for wasm32 (edge)
 
@@ -35,7 +39,7 @@ BUNDLE  := build/index.js build/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
-.PHONY: setup build cli dev test bench fmt fmt-check clippy
+.PHONY: setup build cli dev test bench chaos fuzz fmt fmt-check clippy
 
 setup:
 	@scripts/bootstrap.sh
@@ -79,6 +83,20 @@ test: setup build
 bench: setup build
 	bash bench/run.sh
 
+# Issue 15's crash storm at full size; `make test` runs a small one. Sizes: HOOKONCE_CHAOS_*.
+CHAOS_ENV := HOOKONCE_CHAOS_EVENTS=$${HOOKONCE_CHAOS_EVENTS:-20000} \
+             HOOKONCE_CHAOS_ENTITIES=$${HOOKONCE_CHAOS_ENTITIES:-1000} \
+             HOOKONCE_CHAOS_KILLS=$${HOOKONCE_CHAOS_KILLS:-15} \
+             HOOKONCE_CHAOS_CLIENTS=$${HOOKONCE_CHAOS_CLIENTS:-16}
+chaos: setup build
+	$(CHAOS_ENV) cargo test -p hookonce-e2e --test a_crash_storm_loses_nothing_and_applies_nothing_twice \
+	  -- --nocapture
+
+FUZZ_CASES ?= 1000000
+fuzz:
+	cargo run -q --release -p hookonce-fuzz --bin fuzz -- --cases $(FUZZ_CASES) \
+	  $(if $(FUZZ_TARGET),--target $(FUZZ_TARGET))
+
 fmt:
 	cargo fmt --all
 
@@ -86,5 +104,5 @@ fmt-check:
 	cargo fmt --all -- --check
 
 clippy:
-	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen -p hookonce-cli --all-targets --no-deps -- $(CLIPPY_FLAGS)
+	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen -p hookonce-cli -p hookonce-fuzz --all-targets --no-deps -- $(CLIPPY_FLAGS)
 	cargo clippy -p hookonce-edge --target wasm32-unknown-unknown --no-deps -- $(CLIPPY_FLAGS)

@@ -30,6 +30,10 @@
 
 pub mod origin;
 pub mod publish;
+pub mod raw;
+pub mod schemes;
+pub mod storm;
+pub mod workerd;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -647,14 +651,14 @@ fn newest_source(root: &Path) -> Option<(PathBuf, SystemTime)> {
     best
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("bind 127.0.0.1:0")
         .port()
 }
 
-fn agent(timeout: Duration) -> ureq::Agent {
+pub(crate) fn agent(timeout: Duration) -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .proxy(None)
@@ -663,7 +667,7 @@ fn agent(timeout: Duration) -> ureq::Agent {
         .into()
 }
 
-fn http<K, V>(
+pub(crate) fn http<K, V>(
     agent: &ureq::Agent,
     method: &str,
     url: &str,

@@ -88,11 +88,15 @@ impl Recorded {
     }
 }
 
+/// Chooses the reply to a request from its parsed `Idempotency-Key` and its index.
+type Policy = Box<dyn FnMut(Option<&str>, usize) -> Reply + Send>;
+
 #[derive(Default)]
 struct State {
     requests: Vec<Recorded>,
     script: VecDeque<Reply>,
     default: Option<Reply>,
+    policy: Option<Policy>,
     /// Idempotency-Key -> how many times the application applied it (1 when idempotent).
     applied: BTreeMap<String, u32>,
     /// Effects carried out (each first application of a key is one).
@@ -157,6 +161,12 @@ impl Origin {
     /// What to answer once the script is used up (initially `Reply::OK`).
     pub fn set_default(&self, reply: Reply) {
         self.shared.state.lock().unwrap().default = Some(reply);
+    }
+
+    /// Once the script is used up, answer each request with `policy(key, index)` instead of
+    /// the default: e.g. a flaky application that fails a pseudo-random share of requests.
+    pub fn set_policy(&self, policy: impl FnMut(Option<&str>, usize) -> Reply + Send + 'static) {
+        self.shared.state.lock().unwrap().policy = Some(Box::new(policy));
     }
 
     /// Every request so far.
@@ -313,9 +323,10 @@ fn serve(conn: TcpStream, shared: &Shared) {
         .map(|(_, v)| v.clone());
     let reply = {
         let mut st = shared.state.lock().unwrap();
-        let reply = st
-            .script
-            .pop_front()
+        let index = st.requests.len();
+        let scripted = st.script.pop_front();
+        let reply = scripted
+            .or_else(|| st.policy.as_mut().map(|p| p(key.as_deref(), index)))
             .or_else(|| st.default.clone())
             .unwrap_or(Reply::OK);
         if let (Reply::Apply(_), Some(k)) = (&reply, &key) {
