@@ -62,41 +62,26 @@ impl fmt::Display for KeyError {
 impl std::error::Error for KeyError {}
 
 impl IdempotencyKey {
-    /// Parses the `Idempotency-Key` field value.
+    /// Parses the `Idempotency-Key` field value, in either of the forms clients send:
     ///
-    /// Strict, as the draft requires the value to be an sf-string: the key must be quoted
-    /// (`Idempotency-Key: "8e03978e-..."`); a bare token such as `abc` is refused rather than
-    /// guessed at. Follows RFC 8941 §4.2 (leading and trailing SP are discarded; nothing
-    /// else may follow the item) and §4.2.5 (only `\"` and `\\` escapes; only 0x20-0x7E).
+    /// - **quoted**, an RFC 8941 sf-string as the draft writes it (`"8e03978e-..."`), read
+    ///   per §4.2 (leading and trailing SP are discarded; nothing may follow the item) and
+    ///   §4.2.5 (only `\"` and `\\` escapes; only 0x20-0x7E);
+    /// - **bare**, as Stripe's SDKs, the common idempotency middlewares and most HTTP tools
+    ///   send it (`8e03978e-...`): visible ASCII (0x21-0x7E) with no quote.
     ///
-    /// Deviation: RFC 8941 items may carry parameters (`"k";a=1`). The draft defines none,
-    /// so they are refused instead of ignored; a repeated header, which the adapter sees
-    /// joined as `"a", "b"`, is refused the same way (the draft forbids sending two).
+    /// `abc` and `"abc"` are the same key. Refused: an empty key, one over [`MAX_KEY_LEN`]
+    /// characters, control or non-ASCII characters, and unbalanced or stray quotes.
+    /// RFC 8941 parameters (`"k";a=1`) are refused rather than ignored, since the draft
+    /// defines none; so is a repeated header, which arrives joined as `"a", "b"`.
     pub fn parse(header: Option<&str>) -> Result<IdempotencyKey, KeyError> {
         let raw = header.ok_or(KeyError::Missing)?;
         let input = raw.trim_matches(' ');
-        let mut chars = input.chars();
-        if chars.next() != Some('"') {
-            return Err(KeyError::Malformed("must be a quoted string"));
-        }
-        let mut key = String::new();
-        loop {
-            match chars.next() {
-                None => return Err(KeyError::Malformed("missing closing quote")),
-                Some('\\') => match chars.next() {
-                    Some(c @ ('"' | '\\')) => key.push(c),
-                    _ => return Err(KeyError::Malformed("invalid escape")),
-                },
-                Some('"') => break,
-                Some(c) if (' '..='~').contains(&c) => key.push(c),
-                Some(_) => return Err(KeyError::Malformed("not printable ASCII")),
-            }
-        }
-        if chars.next().is_some() {
-            return Err(KeyError::Malformed(
-                "unexpected characters after the string",
-            ));
-        }
+        let key = if input.starts_with('"') {
+            quoted(input)?
+        } else {
+            bare(input)?
+        };
         if key.is_empty() {
             return Err(KeyError::Malformed("empty"));
         }
@@ -143,6 +128,43 @@ impl IdempotencyKey {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+}
+
+/// An sf-string (RFC 8941 §4.2.5), opening quote included, and nothing after it.
+fn quoted(input: &str) -> Result<String, KeyError> {
+    let mut chars = input.chars().skip(1);
+    let mut key = String::new();
+    loop {
+        match chars.next() {
+            None => return Err(KeyError::Malformed("missing closing quote")),
+            Some('\\') => match chars.next() {
+                Some(c @ ('"' | '\\')) => key.push(c),
+                _ => return Err(KeyError::Malformed("invalid escape")),
+            },
+            Some('"') => break,
+            Some(c) if (' '..='~').contains(&c) => key.push(c),
+            Some(_) => return Err(KeyError::Malformed("not printable ASCII")),
+        }
+    }
+    if chars.next().is_some() {
+        return Err(KeyError::Malformed(
+            "unexpected characters after the string",
+        ));
+    }
+    Ok(key)
+}
+
+/// A bare key: visible ASCII, no spaces, no quotes.
+fn bare(input: &str) -> Result<String, KeyError> {
+    for c in input.chars() {
+        match c {
+            '"' => return Err(KeyError::Malformed("a stray quote")),
+            ' ' => return Err(KeyError::Malformed("a space outside quotes")),
+            '!'..='~' => {}
+            _ => return Err(KeyError::Malformed("not printable ASCII")),
+        }
+    }
+    Ok(input.to_owned())
 }
 
 impl fmt::Display for IdempotencyKey {
@@ -415,8 +437,30 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_token_is_malformed() {
-        assert!(malformed("8e03978e-40d5-43e8-bc93-6894a57f9324"));
+    fn a_bare_key_as_clients_send_it_is_the_same_key_as_its_quoted_form() {
+        // The glossary's own example, as Stripe's SDKs and most HTTP tools send it.
+        let uuid = "5f1c2c9a-6f3e-4c1d-9b0a-2b7e1f8c4d11";
+        assert_eq!(parse(uuid).unwrap().as_str(), uuid);
+        assert_eq!(parse(uuid), parse(&format!("\"{uuid}\"")));
+        assert_eq!(parse(" abc ").unwrap().as_str(), "abc");
+        assert_eq!(parse("a\\b{}").unwrap().as_str(), "a\\b{}");
+    }
+
+    #[test]
+    fn a_bare_key_with_a_space_a_quote_or_a_control_is_malformed() {
+        for bad in [
+            "a b",
+            "ab\"",
+            "a\"b",
+            "caf\u{e9}",
+            "a\u{7f}",
+            "a\tb",
+            "a\u{1}",
+        ] {
+            assert!(malformed(bad), "{bad:?}");
+        }
+        assert!(malformed(&"k".repeat(256)));
+        assert!(!malformed(&"k".repeat(255)));
     }
 
     #[test]
@@ -437,6 +481,7 @@ mod tests {
     #[test]
     fn tabs_are_not_sf_whitespace() {
         assert!(malformed("\t\"k\""));
+        assert!(malformed("\tk"));
         assert!(malformed("\"a\tb\""));
     }
 

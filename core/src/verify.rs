@@ -26,6 +26,14 @@ const WEBHOOK_SIGNATURE: &str = "webhook-signature";
 const STRIPE_SIGNATURE: &str = "stripe-signature";
 const GITHUB_SIGNATURE: &str = "x-hub-signature-256";
 
+/// Standard base64 for secrets, padded or not: several of the official Standard Webhooks
+/// libraries print secrets without the trailing `=`.
+const SECRET_BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    base64::engine::GeneralPurposeConfig::new()
+        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
+);
+
 /// Prefix Standard Webhooks puts in front of a base64 secret.
 const WHSEC_PREFIX: &str = "whsec_";
 
@@ -75,13 +83,14 @@ impl Scheme {
 
     /// Parses a secret as this scheme's provider displays it.
     ///
-    /// - Standard Webhooks: optional `whsec_` prefix, then standard padded base64 of the key.
+    /// - Standard Webhooks: optional `whsec_` prefix, then standard base64 of the key, padded
+    ///   or not.
     /// - Stripe and GitHub: the string's UTF-8 bytes *are* the key (Stripe's `whsec_` included).
     pub fn parse_secret(self, s: &str) -> Result<Secret, VerifyError> {
         let key = match self {
             Scheme::StandardWebhooks => {
                 let b64 = s.strip_prefix(WHSEC_PREFIX).unwrap_or(s);
-                BASE64
+                SECRET_BASE64
                     .decode(b64)
                     .map_err(|_| VerifyError::MalformedSecret)?
             }
@@ -1122,5 +1131,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_standard_webhooks_secret_may_omit_its_base64_padding() {
+        // base64("secret1") is "c2VjcmV0MQ==", printed by some libraries as "c2VjcmV0MQ".
+        let padded = Scheme::StandardWebhooks
+            .parse_secret("whsec_c2VjcmV0MQ==")
+            .unwrap();
+        let bare = Scheme::StandardWebhooks
+            .parse_secret("whsec_c2VjcmV0MQ")
+            .unwrap();
+        assert_eq!(padded.0, bare.0);
+        assert_eq!(bare.0, b"secret1");
+        assert!(Scheme::StandardWebhooks
+            .parse_secret("whsec_c2VjcmV0M")
+            .is_err());
     }
 }

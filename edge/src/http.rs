@@ -14,6 +14,15 @@ pub fn headers(req: &Request, names: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The whole request body, or the problem to answer when it cannot be read whole (the
+/// client declared more than it sent, or sent a malformed chunked body): the client's
+/// fault, so a 400, never a 500.
+pub async fn body(req: &mut Request) -> std::result::Result<Vec<u8>, Result<Response>> {
+    req.bytes()
+        .await
+        .map_err(|_| problem::BAD_REQUEST.respond("the request body could not be read whole"))
+}
+
 /// Compares two secrets in time independent of where they differ.
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0

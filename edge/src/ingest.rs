@@ -22,7 +22,10 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
     if declared.is_some_and(|n| n > limit as u64) {
         return problem::TOO_LARGE.respond(format!("the limit for {name} is {limit} bytes"));
     }
-    let body = req.bytes().await?;
+    let body = match http::body(&mut req).await {
+        Ok(body) => body,
+        Err(problem) => return problem,
+    };
     if body.len() > limit {
         return problem::TOO_LARGE.respond(format!("the limit for {name} is {limit} bytes"));
     }

@@ -25,7 +25,10 @@ pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
         Err(e @ KeyError::Missing) => return problem::KEY_MISSING.respond(e),
         Err(e @ KeyError::Malformed(_)) => return problem::KEY_MALFORMED.respond(e),
     };
-    let body = req.bytes().await?;
+    let body = match http::body(&mut req).await {
+        Ok(body) => body,
+        Err(problem) => return problem,
+    };
     if body.len() > PUBLISH_MAX_BODY {
         return problem::TOO_LARGE.respond(format!("the limit is {} bytes", PUBLISH_MAX_BODY));
     }

@@ -1,12 +1,10 @@
 //! The fuzz targets: each reads its input with [`Fields`], must never panic, and asserts
 //! properties whose expected values are computed here, not by the code under test.
 
-use hookonce_core::event::CreatedAt;
-use hookonce_core::idempotency::{IdempotencyKey, MAX_KEY_LEN};
-use hookonce_core::retry::{parse_retry_after, MAX_RETRY_AFTER};
-use hookonce_core::route::{decode_segment, query_param};
 use hookonce_core::{
-    sign, Event, Route, Scheme, Seconds, SourceConfig, Sources, UnixSeconds, Verifier,
+    decode_segment, parse_retry_after, query_param, signature_headers, CreatedAt, Event,
+    IdempotencyKey, Route, Scheme, Seconds, SourceConfig, Sources, UnixSeconds, Verifier,
+    MAX_KEY_LEN, MAX_RETRY_AFTER,
 };
 use serde_json::{json, Value};
 
@@ -131,7 +129,7 @@ fn round_trip(
         .collect();
     let _ = verifier.verify(&pairs, body, now);
 
-    let headers = sign::headers(scheme, &key, id, UnixSeconds(signed_at), body);
+    let headers = signature_headers(scheme, &key, id, UnixSeconds(signed_at), body);
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // A timestamp before 1970 is refused as malformed, by design.
     let within = signed_at >= 0 && signed_at.abs_diff(now.0) <= TOLERANCE.0;
@@ -233,7 +231,7 @@ pub fn event_parse(data: &[u8]) {
             .parse_secret("whsec_c2VjcmV0")
             .expect("a secret");
         let now = UnixSeconds(1_791_270_400);
-        let signed = sign::headers(source.scheme, &secret, "msg_1", now, &body);
+        let signed = signature_headers(source.scheme, &secret, "msg_1", now, &body);
         let mut headers: Vec<(&str, &str)> = signed.iter().map(|(k, v)| (*k, v.as_str())).collect();
         headers.extend([
             ("x-github-delivery", id.as_str()),

@@ -25,7 +25,6 @@ fn signed(id: &str) -> RawRequest {
 }
 
 #[test]
-#[ignore = "bug in edge: a body read error (truncated or malformed chunked) answers 500 internal; reproduction in the file"]
 fn a_body_cut_short_is_refused_with_a_4xx() {
     let w = Workerd::builder().start();
     let mut truncated = signed("evt_cut_1");

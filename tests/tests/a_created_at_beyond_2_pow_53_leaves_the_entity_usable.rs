@@ -10,7 +10,6 @@ use hookonce_e2e::{standard_webhooks_headers, unix_now};
 use serde_json::json;
 
 #[test]
-#[ignore = "bug in edge/core: created_at = i64::MAX is applied, then every later event of the entity gets 503 not-durable; reproduction in the file"]
 fn a_created_at_beyond_2_pow_53_leaves_the_entity_usable() {
     let w = Workerd::builder().start();
     let deliver = |id: &str, created_at: serde_json::Value| {
