@@ -48,7 +48,7 @@ pub fn parse_scheme(s: &str) -> Result<Scheme, String> {
 }
 
 /// The configuration name of a scheme, e.g. "standard-webhooks".
-pub fn scheme_name(scheme: Scheme) -> String {
+pub fn scheme_name(scheme: &Scheme) -> String {
     serde_json::to_value(scheme)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
@@ -96,7 +96,7 @@ pub enum Format {
   hookonce sign --scheme stripe --secret whsec_test --format curl \\
       --url http://127.0.0.1:8787/webhooks/stripe event.json")]
 pub struct SignArgs {
-    /// standard-webhooks, stripe or github.
+    /// standard-webhooks, stripe, github, shopify or slack.
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Scheme,
 
@@ -131,7 +131,7 @@ pub struct SignArgs {
   echo -n 'Hello, World!' | hookonce verify --scheme github --secret \"It's a Secret to Everybody\" \\
       --header 'X-Hub-Signature-256: sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17'")]
 pub struct VerifyArgs {
-    /// standard-webhooks, stripe or github.
+    /// standard-webhooks, stripe, github, shopify or slack.
     #[arg(long, value_parser = parse_scheme)]
     pub scheme: Scheme,
 
@@ -180,7 +180,7 @@ pub struct SendArgs {
     #[arg(long)]
     pub source: String,
 
-    /// standard-webhooks, stripe or github.
+    /// standard-webhooks, stripe, github, shopify or slack.
     #[arg(long, value_parser = parse_scheme, default_value = "standard-webhooks")]
     pub scheme: Scheme,
 

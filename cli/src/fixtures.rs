@@ -65,7 +65,7 @@ pub struct Event {
 /// are still ordered as sent).
 pub fn build(
     name: &str,
-    scheme: Scheme,
+    scheme: &Scheme,
     id: Option<&str>,
     entity: Option<&str>,
     at: SystemTime,
@@ -92,7 +92,7 @@ pub fn build(
 }
 
 /// The unsigned headers a provider sends beside the body: GitHub's delivery id and event.
-pub fn provider_headers(scheme: Scheme, id: &str, kind: &str) -> Vec<(String, String)> {
+pub fn provider_headers(scheme: &Scheme, id: &str, kind: &str) -> Vec<(String, String)> {
     match scheme {
         Scheme::GitHub => vec![
             ("x-github-delivery".into(), id.into()),
@@ -108,7 +108,7 @@ fn unix(t: SystemTime) -> u64 {
 }
 
 /// An id in the provider's style: GitHub's delivery GUIDs, `evt_…` elsewhere.
-pub fn fresh_event_id(scheme: Scheme) -> String {
+pub fn fresh_event_id(scheme: &Scheme) -> String {
     match scheme {
         Scheme::GitHub => {
             let h = format!("{:016x}{:016x}", fastrand::u64(..), fastrand::u64(..));
@@ -127,7 +127,7 @@ pub fn fresh_event_id(scheme: Scheme) -> String {
 
 /// An older version of `event`: a new event id, created an hour earlier, about the same
 /// entity. Delivered after `event`, a snapshot source drops it as stale.
-pub fn older(event: &Event, scheme: Scheme) -> Result<Event> {
+pub fn older(event: &Event, scheme: &Scheme) -> Result<Event> {
     const EARLIER: Duration = Duration::from_secs(3600);
     let field = match scheme {
         Scheme::Stripe => "created",
@@ -172,7 +172,7 @@ mod tests {
         let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_791_244_805_250);
         let sw = build(
             "cardholder.updated",
-            Scheme::StandardWebhooks,
+            &Scheme::StandardWebhooks,
             None,
             Some("ch_9"),
             at,
@@ -183,7 +183,7 @@ mod tests {
         assert_eq!(b["created_at"], "2026-10-06T00:00:05.250Z");
         assert_eq!(b["data"]["object"]["id"], "ch_9");
 
-        let st = build("payment.captured", Scheme::Stripe, Some("evt_x"), None, at).unwrap();
+        let st = build("payment.captured", &Scheme::Stripe, Some("evt_x"), None, at).unwrap();
         let b = parse(&st);
         assert_eq!(
             (b["id"].as_str(), b["created"].as_i64()),
@@ -191,7 +191,7 @@ mod tests {
         );
         assert_eq!(b["data"]["object"]["id"], "acct_sample_1");
 
-        let gh = build("push", Scheme::GitHub, None, None, at).unwrap();
+        let gh = build("push", &Scheme::GitHub, None, None, at).unwrap();
         assert_eq!(gh.headers[0], ("x-github-delivery".into(), gh.id.clone()));
         assert_eq!(gh.headers[1].1, "push");
         assert_eq!(gh.id.len(), 36);
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn an_unknown_fixture_lists_the_known_ones() {
-        let e = build("nope", Scheme::Stripe, None, None, SystemTime::UNIX_EPOCH).unwrap_err();
+        let e = build("nope", &Scheme::Stripe, None, None, SystemTime::UNIX_EPOCH).unwrap_err();
         assert!(e.to_string().contains("cardholder.created"), "{e}");
     }
 
@@ -208,24 +208,24 @@ mod tests {
         let at = SystemTime::UNIX_EPOCH + Duration::from_millis(1_791_244_805_250);
         let sw = build(
             "cardholder.updated",
-            Scheme::StandardWebhooks,
+            &Scheme::StandardWebhooks,
             None,
             None,
             at,
         )
         .unwrap();
-        let old = older(&sw, Scheme::StandardWebhooks).unwrap();
+        let old = older(&sw, &Scheme::StandardWebhooks).unwrap();
         let b = parse(&old);
         assert_eq!(b["created_at"], "2026-10-05T23:00:05.250Z");
         assert_eq!(b["id"], format!("{}_older", sw.id));
         assert_eq!(b["data"], parse(&sw)["data"]);
 
-        let st = build("cardholder.updated", Scheme::Stripe, None, None, at).unwrap();
+        let st = build("cardholder.updated", &Scheme::Stripe, None, None, at).unwrap();
         assert_eq!(
-            parse(&older(&st, Scheme::Stripe).unwrap())["created"],
+            parse(&older(&st, &Scheme::Stripe).unwrap())["created"],
             1_791_244_805 - 3600
         );
-        let gh = build("push", Scheme::GitHub, None, None, at).unwrap();
-        assert!(older(&gh, Scheme::GitHub).is_err());
+        let gh = build("push", &Scheme::GitHub, None, None, at).unwrap();
+        assert!(older(&gh, &Scheme::GitHub).is_err());
     }
 }

@@ -39,7 +39,7 @@ pub fn header(s: &str) -> Result<(String, String)> {
 }
 
 /// A secret in the scheme's format, or an error that says what that format is.
-pub fn secret(scheme: Scheme, s: &str) -> Result<Secret> {
+pub fn secret(scheme: &Scheme, s: &str) -> Result<Secret> {
     scheme.parse_secret(s).map_err(|e| {
         let expected = match scheme {
             Scheme::StandardWebhooks => {
@@ -119,13 +119,13 @@ mod tests {
 
     #[test]
     fn a_bad_standard_webhooks_secret_says_what_is_expected() {
-        let e = secret(Scheme::StandardWebhooks, "whsec_not base64!").unwrap_err();
+        let e = secret(&Scheme::StandardWebhooks, "whsec_not base64!").unwrap_err();
         assert!(
             e.to_string().contains("whsec_ followed by the base64"),
             "{e}"
         );
-        assert!(secret(Scheme::GitHub, "").is_err());
-        assert!(secret(Scheme::GitHub, "It's a Secret to Everybody").is_ok());
+        assert!(secret(&Scheme::GitHub, "").is_err());
+        assert!(secret(&Scheme::GitHub, "It's a Secret to Everybody").is_ok());
     }
 
     #[test]

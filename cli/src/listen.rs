@@ -32,8 +32,8 @@ pub fn run(a: ListenArgs, json: bool) -> Result<ExitCode> {
     let scheme = Scheme::StandardWebhooks;
     let verifier = match a.secret.as_deref().filter(|s| !s.is_empty()) {
         Some(s) => Some(Verifier::new(
-            scheme,
-            vec![input::secret(scheme, s)?],
+            scheme.clone(),
+            vec![input::secret(&scheme, s)?],
             scheme.default_tolerance(),
         )?),
         None => None,

@@ -73,7 +73,7 @@ pub fn run(mut a: SendArgs, json: bool) -> Result<ExitCode> {
         input::base_url(&a.target.url)?,
         input::escape(&a.source)
     );
-    let secret = input::secret(a.scheme, &a.secret)?;
+    let secret = input::secret(&a.scheme, &a.secret)?;
     let extra = a
         .headers
         .iter()
@@ -83,12 +83,12 @@ pub fn run(mut a: SendArgs, json: bool) -> Result<ExitCode> {
     let mut event = match (&a.fixture, &a.file) {
         (Some(name), _) => fixtures::build(
             name,
-            a.scheme,
+            &a.scheme,
             a.id.as_deref(),
             a.entity.as_deref(),
             std::time::SystemTime::now(),
         )?,
-        (None, Some(file)) => from_body(input::body(Some(file))?, a.scheme, a.id.as_deref()),
+        (None, Some(file)) => from_body(input::body(Some(file))?, &a.scheme, a.id.as_deref()),
         (None, None) => bail!(
             "send needs an event: a FILE (- for standard input) or --fixture NAME ({})",
             fixtures::names()
@@ -100,7 +100,7 @@ pub fn run(mut a: SendArgs, json: bool) -> Result<ExitCode> {
     merge_headers(&mut event.headers, extra);
     let mut events = vec![event];
     if a.older {
-        let old = fixtures::older(&events[0], a.scheme)?;
+        let old = fixtures::older(&events[0], &a.scheme)?;
         events.push(old);
     }
     let mut plan: Vec<&Event> = events
@@ -112,14 +112,21 @@ pub fn run(mut a: SendArgs, json: bool) -> Result<ExitCode> {
     }
 
     let started = Instant::now();
-    let outcomes = deliver_all(&url, a.scheme, &secret, &plan, a.concurrency as usize, json)?;
+    let outcomes = deliver_all(
+        &url,
+        &a.scheme,
+        &secret,
+        &plan,
+        a.concurrency as usize,
+        json,
+    )?;
     let summary = Summary::of(&outcomes);
     if json {
         println!(
             "{}",
             json!({
                 "url": url,
-                "scheme": scheme_name(a.scheme),
+                "scheme": scheme_name(&a.scheme),
                 "deliveries": outcomes.iter().map(Outcome::to_json).collect::<Vec<_>>(),
                 "summary": summary.to_json(),
             })
@@ -140,7 +147,7 @@ pub fn run(mut a: SendArgs, json: bool) -> Result<ExitCode> {
 }
 
 /// An event from a user's body: its id is `--id`, else the body's `id`, else fresh.
-fn from_body(body: Vec<u8>, scheme: Scheme, id: Option<&str>) -> Event {
+fn from_body(body: Vec<u8>, scheme: &Scheme, id: Option<&str>) -> Event {
     let body_id = serde_json::from_slice::<Value>(&body)
         .ok()
         .and_then(|v| v["id"].as_str().map(str::to_owned));
@@ -167,7 +174,7 @@ fn merge_headers(headers: &mut Vec<(String, String)>, extra: Vec<(String, String
 /// the first delivery that got no answer at all: the rest would not get one either.
 fn deliver_all(
     url: &str,
-    scheme: Scheme,
+    scheme: &Scheme,
     secret: &Secret,
     plan: &[&Event],
     concurrency: usize,
@@ -244,7 +251,7 @@ fn progress_bar(len: usize, json: bool) -> Option<ProgressBar> {
 fn deliver_one(
     agent: &ureq::Agent,
     url: &str,
-    scheme: Scheme,
+    scheme: &Scheme,
     secret: &Secret,
     event: &Event,
     n: usize,
@@ -376,13 +383,17 @@ mod tests {
     fn a_body_id_is_the_event_id_unless_one_is_given() {
         let e = from_body(
             br#"{"id":"evt_7"}"#.to_vec(),
-            Scheme::StandardWebhooks,
+            &Scheme::StandardWebhooks,
             None,
         );
         assert_eq!(e.id, "evt_7");
-        let e = from_body(br#"{"id":"evt_7"}"#.to_vec(), Scheme::Stripe, Some("evt_8"));
+        let e = from_body(
+            br#"{"id":"evt_7"}"#.to_vec(),
+            &Scheme::Stripe,
+            Some("evt_8"),
+        );
         assert_eq!(e.id, "evt_8");
-        let e = from_body(b"{}".to_vec(), Scheme::GitHub, None);
+        let e = from_body(b"{}".to_vec(), &Scheme::GitHub, None);
         assert_eq!(e.headers[0].1, e.id);
     }
 

@@ -10,14 +10,14 @@ use crate::args::{scheme_name, Format, SignArgs, VerifyArgs};
 use crate::input;
 
 pub fn sign(a: SignArgs, json: bool) -> Result<ExitCode> {
-    let secret = input::secret(a.scheme, &a.secret)?;
+    let secret = input::secret(&a.scheme, &a.secret)?;
     let body = input::body(a.file.as_deref())?;
     let id = a.id.unwrap_or_else(|| input::fresh_id("msg"));
     let ts = a.timestamp.map_or_else(input::now, UnixSeconds);
     if ts.0 < 0 {
         bail!("--timestamp must not be negative: verifiers reject it");
     }
-    let headers = signature_headers(a.scheme, &secret, &id, ts, &body);
+    let headers = signature_headers(&a.scheme, &secret, &id, ts, &body);
     let format = if json { Format::Json } else { a.format };
     match format {
         Format::Headers => {
@@ -81,7 +81,7 @@ pub fn verify(a: VerifyArgs, json: bool) -> Result<ExitCode> {
     let secrets = a
         .secret
         .iter()
-        .map(|s| input::secret(a.scheme, s))
+        .map(|s| input::secret(&a.scheme, s))
         .collect::<Result<Vec<_>>>()?;
     let headers = a
         .headers
@@ -93,8 +93,8 @@ pub fn verify(a: VerifyArgs, json: bool) -> Result<ExitCode> {
     let tolerance = a
         .tolerance
         .map_or_else(|| a.scheme.default_tolerance(), Seconds);
-    let verifier = Verifier::new(a.scheme, secrets, tolerance)?;
-    let scheme = scheme_name(a.scheme);
+    let verifier = Verifier::new(a.scheme.clone(), secrets, tolerance)?;
+    let scheme = scheme_name(&a.scheme);
     match verifier.verify(&headers, &body, now) {
         Ok(v) => {
             if json {
@@ -120,7 +120,7 @@ pub fn verify(a: VerifyArgs, json: bool) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            let hint = hint(&e, a.scheme, &headers, now, tolerance);
+            let hint = hint(&e, &a.scheme, &headers, now, tolerance);
             if json {
                 println!(
                     "{}",
@@ -146,7 +146,7 @@ pub fn verify(a: VerifyArgs, json: bool) -> Result<ExitCode> {
 /// What to try next, where the reason alone does not say.
 fn hint(
     e: &VerifyError,
-    scheme: Scheme,
+    scheme: &Scheme,
     headers: &[(String, String)],
     now: UnixSeconds,
     tolerance: Seconds,

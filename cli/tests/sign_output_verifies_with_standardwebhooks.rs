@@ -3,48 +3,8 @@
 
 mod common;
 
-use std::io::Write as _;
-use std::process::{Command, Stdio};
-
 use common::{hookonce, json_of};
-use serde_json::json;
-
-const VERIFY: &str = r#"
-import json, sys
-from standardwebhooks.webhooks import Webhook
-req = json.load(sys.stdin)
-try:
-    Webhook(req["secret"]).verify(req["body"].encode("latin-1"), req["headers"])
-    print("verified")
-except Exception as e:
-    print("rejected: %s" % e)
-"#;
-
-fn standardwebhooks_says(secret: &str, headers: &serde_json::Value, body: &[u8]) -> String {
-    // latin-1 round-trips every byte.
-    let body: String = body.iter().map(|&b| b as char).collect();
-    let input = json!({ "secret": secret, "headers": headers, "body": body }).to_string();
-    let mut child = Command::new("python3")
-        .args(["-c", VERIFY])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python3 runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "python3 failed (is standardwebhooks installed? run scripts/bootstrap.sh): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use hookonce_e2e::oracle::standardwebhooks_says;
 
 #[test]
 fn signed_headers_verify_with_the_published_implementation() {

@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
 use crate::retention::Retention;
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
@@ -258,8 +259,9 @@ impl<'a> Reader<'a> {
 }
 
 /// Field defaults per scheme: the seeds' shape for Standard Webhooks, Stripe's and GitHub's own.
-fn default_shape(scheme: Scheme) -> [FieldSource; 5] {
+fn default_shape(scheme: &Scheme) -> [FieldSource; 5] {
     let p = |s: &str| FieldSource::Pointer(s.to_owned());
+    let h = |s: &str| FieldSource::Header(s.to_owned());
     match scheme {
         Scheme::StandardWebhooks => [
             p("/id"),
@@ -277,9 +279,34 @@ fn default_shape(scheme: Scheme) -> [FieldSource; 5] {
         ],
         // GitHub keeps the id and the type in headers and reports no creation time.
         Scheme::GitHub => [
-            FieldSource::Header("x-github-delivery".into()),
-            FieldSource::Header("x-github-event".into()),
+            h("x-github-delivery"),
+            h("x-github-event"),
             FieldSource::Absent,
+            FieldSource::Absent,
+            FieldSource::Absent,
+        ],
+        // Shopify: the event id is X-Shopify-Event-Id, the same across the webhooks of
+        // several subscriptions (never X-Shopify-Webhook-Id, which differs per
+        // subscription); the body is the resource itself.
+        Scheme::Shopify => [
+            h("x-shopify-event-id"),
+            h("x-shopify-topic"),
+            h("x-shopify-triggered-at"),
+            p("/id"),
+            p(""),
+        ],
+        // Slack's Events API: the envelope's event_id and event_time, the inner event's type.
+        Scheme::Slack => [
+            p("/event_id"),
+            p("/event/type"),
+            p("/event_time"),
+            FieldSource::Absent,
+            p("/event"),
+        ],
+        Scheme::Hmac(_) => [
+            p("/id"),
+            p("/type"),
+            p("/created_at"),
             FieldSource::Absent,
             FieldSource::Absent,
         ],
@@ -291,7 +318,7 @@ impl SourceConfig {
     /// event field configured to come from a header.
     pub fn headers_read(&self) -> Vec<&str> {
         let shape = &self.shape;
-        let mut names: Vec<&str> = self.scheme.headers().to_vec();
+        let mut names: Vec<&str> = self.scheme.headers();
         for field in [&shape.id, &shape.kind, &shape.created_at, &shape.entity] {
             if let FieldSource::Header(name) = field {
                 names.push(name);
@@ -308,10 +335,22 @@ impl SourceConfig {
             Some("standard-webhooks") => Scheme::StandardWebhooks,
             Some("stripe") => Scheme::Stripe,
             Some("github") => Scheme::GitHub,
+            Some("shopify") => Scheme::Shopify,
+            Some("slack") => Scheme::Slack,
+            Some("hmac") => match r.get("hmac") {
+                None => return Err(ConfigError::Missing(r.path("hmac"))),
+                Some(v) => Scheme::Hmac(Box::new(parse_hmac(&r.path("hmac"), v)?)),
+            },
             Some(_) => {
-                return Err(r.invalid("scheme", "expected standard-webhooks, stripe or github"))
+                return Err(r.invalid(
+                    "scheme",
+                    "expected standard-webhooks, stripe, github, shopify, slack or hmac",
+                ))
             }
         };
+        if !matches!(scheme, Scheme::Hmac(_)) && r.get("hmac").is_some() {
+            return Err(r.invalid("hmac", "only for scheme = \"hmac\""));
+        }
         let secrets = match r.get("secrets") {
             None => return Err(ConfigError::Missing(r.path("secrets"))),
             Some(Value::Array(items)) if !items.is_empty() => items
@@ -327,7 +366,7 @@ impl SourceConfig {
             .seconds("tolerance_secs")?
             .unwrap_or_else(|| scheme.default_tolerance());
 
-        let [mut id, mut kind, mut created_at, mut entity, mut object] = default_shape(scheme);
+        let [mut id, mut kind, mut created_at, mut entity, mut object] = default_shape(&scheme);
         if let Some(fields) = r.get("fields") {
             let mut f = Reader::new(r.path("fields"), fields)?;
             for (key, slot) in [
@@ -403,6 +442,65 @@ impl SourceConfig {
             max_body,
         })
     }
+}
+
+/// `hmac = { header, prefix, encoding, signed, timestamp_header, separator }`.
+fn parse_hmac(at: &str, value: &Value) -> Result<HmacSpec, ConfigError> {
+    let mut r = Reader::new(at.to_owned(), value)?;
+    let header = |r: &mut Reader, key: &'static str| -> Result<Option<String>, ConfigError> {
+        match r.string(key)? {
+            None => Ok(None),
+            Some(h) if is_header_name(h) => Ok(Some(h.to_ascii_lowercase())),
+            Some(_) => Err(r.invalid(key, "expected a header name")),
+        }
+    };
+    let name = header(&mut r, "header")?.ok_or_else(|| ConfigError::Missing(r.path("header")))?;
+    let prefix = r.string("prefix")?.unwrap_or("").to_owned();
+    let encoding = match r.string("encoding")? {
+        None | Some("hex") => Encoding::Hex,
+        Some("base64") => Encoding::Base64,
+        Some(_) => return Err(r.invalid("encoding", "expected hex or base64")),
+    };
+    let signed = match r.string("signed")? {
+        None => vec![Part::Body],
+        Some(t) => parse_template(t).map_err(|e| {
+            r.invalid(
+                "signed",
+                match e {
+                    SpecError::UnknownPlaceholder(_) => {
+                        "unknown placeholder: expected {body}, {timestamp} or {header:NAME}"
+                    }
+                    SpecError::UnbalancedBrace => "a { without its }, or a stray }",
+                    SpecError::BodyNotSigned => "the template must include {body}",
+                    SpecError::BadHeaderName(_) => "{header:NAME} needs a header name",
+                    SpecError::TimestampWithoutHeader => "{timestamp} needs timestamp_header",
+                },
+            )
+        })?,
+    };
+    let timestamp_header = header(&mut r, "timestamp_header")?;
+    let separator = match r.string("separator")? {
+        None => None,
+        Some("") => return Err(r.invalid("separator", "expected a non-empty string")),
+        Some(s) => Some(s.to_owned()),
+    };
+    r.finish()?;
+    let spec = HmacSpec {
+        header: name,
+        prefix,
+        encoding,
+        signed,
+        timestamp_header,
+        separator,
+    };
+    spec.validate().map_err(|e| match e {
+        SpecError::TimestampWithoutHeader => ConfigError::Invalid(
+            format!("{at}.timestamp_header"),
+            "required when {timestamp} is signed",
+        ),
+        _ => ConfigError::Invalid(at.to_owned(), "not a valid HMAC description"),
+    })?;
+    Ok(spec)
 }
 
 fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
@@ -626,5 +724,66 @@ mod tests {
             Err(ConfigError::Invalid(..))
         ));
         assert!(Sources::from_json(&json!({"cockpit": cockpit()})).is_ok());
+    }
+
+    #[test]
+    fn a_generic_hmac_source_is_described_in_its_config_and_errors_name_the_field() {
+        let mut v = cockpit();
+        v["scheme"] = json!("hmac");
+        v["hmac"] = json!({
+            "header": "X-Acme-Signature", "prefix": "sha256=", "encoding": "base64",
+            "signed": "{timestamp}.{body}", "timestamp_header": "x-acme-timestamp",
+        });
+        let s = SourceConfig::from_json("acme", &v).unwrap();
+        let spec = s.scheme.spec().unwrap();
+        assert_eq!(spec.header, "x-acme-signature");
+        assert_eq!(s.tolerance, Seconds(300));
+        assert!(s.headers_read().contains(&"x-acme-timestamp"));
+
+        let bad = |field: &str, value: Value| {
+            let mut v = v.clone();
+            v["hmac"][field] = value;
+            SourceConfig::from_json("acme", &v).unwrap_err().to_string()
+        };
+        assert!(bad("signed", json!("{ts}.{body}"))
+            .starts_with("acme.hmac.signed: unknown placeholder"));
+        assert!(bad("encoding", json!("hex64")).starts_with("acme.hmac.encoding:"));
+        assert!(bad("nope", json!(1)).starts_with("acme.hmac.nope: unknown field"));
+        let mut no_ts = v.clone();
+        no_ts["hmac"]
+            .as_object_mut()
+            .unwrap()
+            .remove("timestamp_header");
+        assert!(SourceConfig::from_json("acme", &no_ts)
+            .unwrap_err()
+            .to_string()
+            .starts_with("acme.hmac.timestamp_header:"));
+        let mut missing = v.clone();
+        missing.as_object_mut().unwrap().remove("hmac");
+        assert_eq!(
+            SourceConfig::from_json("acme", &missing),
+            Err(ConfigError::Missing("acme.hmac".into()))
+        );
+    }
+
+    #[test]
+    fn presets_read_their_providers_fields() {
+        let mut v = cockpit();
+        v["scheme"] = json!("shopify");
+        let s = SourceConfig::from_json("shop", &v).unwrap();
+        assert_eq!(s.shape.id, FieldSource::Header("x-shopify-event-id".into()));
+        assert_eq!(s.shape.kind, FieldSource::Header("x-shopify-topic".into()));
+        v["scheme"] = json!("slack");
+        let s = SourceConfig::from_json("slack", &v).unwrap();
+        assert_eq!(s.shape.id, FieldSource::Pointer("/event_id".into()));
+        assert_eq!(s.tolerance, Seconds(300));
+        v["scheme"] = json!("paypal");
+        assert!(SourceConfig::from_json("x", &v).is_err());
+        v["scheme"] = json!("slack");
+        v["hmac"] = json!({ "header": "x" });
+        assert!(
+            SourceConfig::from_json("x", &v).is_err(),
+            "hmac only with scheme = hmac"
+        );
     }
 }

@@ -44,11 +44,11 @@
 //! // What the provider sends.
 //! let body = br#"{"id":"evt_1","type":"cardholder.created","created_at":"2026-10-06T07:06:30Z",
 //!                 "data":{"object":{"id":"ch_1","status":"active"}}}"#;
-//! let headers: Vec<(String, String)> = signature_headers(source.scheme, &secret, "evt_1", now, body)
+//! let headers: Vec<(String, String)> = signature_headers(&source.scheme, &secret, "evt_1", now, body)
 //!     .into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
 //!
 //! // 2. verify, 3. parse, 4. decide against what the store holds.
-//! let verifier = Verifier::new(source.scheme, vec![secret], source.tolerance).unwrap();
+//! let verifier = Verifier::new(source.scheme.clone(), vec![secret], source.tolerance).unwrap();
 //! let verified = verifier.verify(&headers, body, now).unwrap();
 //! let event = Event::parse(&verified, &headers, &source.shape).unwrap();
 //! let delivery = Delivery { source: &source, event: &event, headers: &headers, body };
@@ -67,6 +67,7 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod config;
+mod custom;
 mod decide;
 mod event;
 mod hex;
@@ -92,6 +93,7 @@ pub use retry::{
 };
 
 // Steps 1 to 3: route, verify, parse.
+pub use custom::{challenge, parse_template, Encoding, HmacSpec, Part, SpecError};
 pub use event::{
     CreatedAt, Effect, EntityKey, Event, EventId, EventType, Field, ParseError, Version,
     MAX_ID_LEN, MAX_SAFE_AMOUNT,

@@ -6,9 +6,10 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use hmac::Mac;
 
+use crate::custom::{HmacSpec, Part};
 use crate::hex;
 use crate::time::UnixSeconds;
-use crate::verify::{github_mac, standard_webhooks_mac, stripe_mac, Secret};
+use crate::verify::{github_mac, keyed_mac, standard_webhooks_mac, stripe_mac, Scheme, Secret};
 
 /// Standard Webhooks signature header value for content `{msg_id}.{timestamp}.{body}`: `"v1,<base64>"`.
 ///
@@ -44,17 +45,18 @@ pub fn github(secret: &Secret, body: &[u8]) -> String {
 /// The signature headers a provider of `scheme` would send with `body`: one dispatch over
 /// the schemes, for re-signing a stored delivery and for tools that sign test deliveries.
 ///
-/// `id` is the Standard Webhooks `webhook-id` (signed there, unused by the other schemes);
-/// `timestamp` is unused by GitHub, which signs none. Names are lower-case.
+/// `id` is the Standard Webhooks `webhook-id` (signed there, unused by Stripe and GitHub);
+/// for an HMAC scheme it is the value of every `{header:…}` its template signs, and those
+/// headers are returned too. `timestamp` is unused where none is signed. Names are
+/// lower-case.
 #[must_use]
-pub fn headers(
-    scheme: crate::verify::Scheme,
+pub fn headers<'s>(
+    scheme: &'s Scheme,
     secret: &Secret,
-    id: &str,
+    id: &'s str,
     timestamp: UnixSeconds,
     body: &[u8],
-) -> Vec<(&'static str, String)> {
-    use crate::verify::Scheme;
+) -> Vec<(&'s str, String)> {
     match scheme {
         Scheme::StandardWebhooks => vec![
             ("webhook-id", id.to_owned()),
@@ -66,5 +68,40 @@ pub fn headers(
         ],
         Scheme::Stripe => vec![("stripe-signature", stripe(secret, timestamp, body))],
         Scheme::GitHub => vec![("x-hub-signature-256", github(secret, body))],
+        Scheme::Shopify | Scheme::Slack | Scheme::Hmac(_) => match scheme.spec() {
+            Some(spec) => hmac(spec, secret, id, timestamp, body),
+            None => Vec::new(),
+        },
     }
+}
+
+/// The headers of an [`HmacSpec`] scheme: its timestamp, the named headers it signs (each
+/// `id`), and the signature.
+fn hmac<'s>(
+    spec: &'s HmacSpec,
+    secret: &Secret,
+    id: &'s str,
+    timestamp: UnixSeconds,
+    body: &[u8],
+) -> Vec<(&'s str, String)> {
+    let ts = timestamp.to_string();
+    let mut out: Vec<(&'s str, String)> = Vec::new();
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for part in &spec.signed {
+        parts.push(match part {
+            Part::Text(t) => t.as_bytes(),
+            Part::Body => body,
+            Part::Timestamp => ts.as_bytes(),
+            Part::Header(h) => {
+                out.push((h.as_str(), id.to_owned()));
+                id.as_bytes()
+            }
+        });
+    }
+    if let Some(h) = &spec.timestamp_header {
+        out.push((h.as_str(), ts.clone()));
+    }
+    let tag = keyed_mac(secret, &parts).finalize().into_bytes();
+    out.push((spec.header.as_str(), spec.encode(&tag)));
+    out
 }

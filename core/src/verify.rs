@@ -18,6 +18,9 @@ use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
+use std::sync::OnceLock;
+
+use crate::custom::{HmacSpec, Part};
 use crate::time::{Seconds, UnixSeconds};
 
 const WEBHOOK_ID: &str = "webhook-id";
@@ -58,7 +61,7 @@ impl<K: AsRef<str>, V: AsRef<str>> Headers for [(K, V)] {
 }
 
 /// How a provider signs its webhooks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Scheme {
     /// Standard Webhooks v1 (standardwebhooks.com): `webhook-id`, `webhook-timestamp`, `webhook-signature`.
     #[serde(rename = "standard-webhooks")]
@@ -69,15 +72,47 @@ pub enum Scheme {
     /// GitHub: `X-Hub-Signature-256: sha256=…`, no timestamp.
     #[serde(rename = "github")]
     GitHub,
+    /// Shopify: the preset [`HmacSpec::shopify`].
+    #[serde(rename = "shopify")]
+    Shopify,
+    /// Slack: the preset [`HmacSpec::slack`].
+    #[serde(rename = "slack")]
+    Slack,
+    /// Any other HMAC-SHA256 provider, described by its source's configuration.
+    #[serde(skip)]
+    Hmac(Box<HmacSpec>),
+}
+
+fn shopify() -> &'static HmacSpec {
+    static SPEC: OnceLock<HmacSpec> = OnceLock::new();
+    SPEC.get_or_init(HmacSpec::shopify)
+}
+
+fn slack() -> &'static HmacSpec {
+    static SPEC: OnceLock<HmacSpec> = OnceLock::new();
+    SPEC.get_or_init(HmacSpec::slack)
 }
 
 impl Scheme {
-    /// The headers this scheme's verification reads, so an adapter can copy just these.
-    pub fn headers(self) -> &'static [&'static str] {
+    /// The HMAC description of a generic scheme or a preset; `None` for the native ones.
+    pub fn spec(&self) -> Option<&HmacSpec> {
         match self {
-            Scheme::StandardWebhooks => &[WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE],
-            Scheme::Stripe => &[STRIPE_SIGNATURE],
-            Scheme::GitHub => &[GITHUB_SIGNATURE],
+            Scheme::Shopify => Some(shopify()),
+            Scheme::Slack => Some(slack()),
+            Scheme::Hmac(spec) => Some(spec),
+            Scheme::StandardWebhooks | Scheme::Stripe | Scheme::GitHub => None,
+        }
+    }
+
+    /// The headers this scheme's verification reads, so an adapter can copy just these.
+    pub fn headers(&self) -> Vec<&str> {
+        match self {
+            Scheme::StandardWebhooks => vec![WEBHOOK_ID, WEBHOOK_TIMESTAMP, WEBHOOK_SIGNATURE],
+            Scheme::Stripe => vec![STRIPE_SIGNATURE],
+            Scheme::GitHub => vec![GITHUB_SIGNATURE],
+            Scheme::Shopify | Scheme::Slack | Scheme::Hmac(_) => {
+                self.spec().map(HmacSpec::headers).unwrap_or_default()
+            }
         }
     }
 
@@ -85,8 +120,9 @@ impl Scheme {
     ///
     /// - Standard Webhooks: optional `whsec_` prefix, then standard base64 of the key, padded
     ///   or not.
-    /// - Stripe and GitHub: the string's UTF-8 bytes *are* the key (Stripe's `whsec_` included).
-    pub fn parse_secret(self, s: &str) -> Result<Secret, VerifyError> {
+    /// - Every other scheme: the string's UTF-8 bytes *are* the key (Stripe's `whsec_`
+    ///   included).
+    pub fn parse_secret(&self, s: &str) -> Result<Secret, VerifyError> {
         let key = match self {
             Scheme::StandardWebhooks => {
                 let b64 = s.strip_prefix(WHSEC_PREFIX).unwrap_or(s);
@@ -94,7 +130,7 @@ impl Scheme {
                     .decode(b64)
                     .map_err(|_| VerifyError::MalformedSecret)?
             }
-            Scheme::Stripe | Scheme::GitHub => s.as_bytes().to_vec(),
+            _ => s.as_bytes().to_vec(),
         };
         // An empty HMAC key is a key anyone can sign with.
         if key.is_empty() {
@@ -103,12 +139,28 @@ impl Scheme {
         Ok(Secret(key))
     }
 
-    /// The replay window the provider's own libraries use: 5 minutes for Standard Webhooks and
-    /// Stripe. GitHub deliveries carry no timestamp, so its tolerance is unused (zero).
-    pub fn default_tolerance(self) -> Seconds {
+    /// The replay window the provider's own libraries use: 5 minutes wherever a timestamp
+    /// is signed (Standard Webhooks, Stripe, Slack); zero where none is (GitHub, Shopify).
+    pub fn default_tolerance(&self) -> Seconds {
         match self {
             Scheme::StandardWebhooks | Scheme::Stripe => Seconds(300),
             Scheme::GitHub => Seconds(0),
+            _ => match self.spec().and_then(|s| s.timestamp_header.as_ref()) {
+                Some(_) => Seconds(300),
+                None => Seconds(0),
+            },
+        }
+    }
+
+    /// The name in configuration (`scheme = "…"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scheme::StandardWebhooks => "standard-webhooks",
+            Scheme::Stripe => "stripe",
+            Scheme::GitHub => "github",
+            Scheme::Shopify => "shopify",
+            Scheme::Slack => "slack",
+            Scheme::Hmac(_) => "hmac",
         }
     }
 }
@@ -153,8 +205,8 @@ impl Verifier {
     }
 
     /// The scheme this verifier checks.
-    pub fn scheme(&self) -> Scheme {
-        self.scheme
+    pub fn scheme(&self) -> &Scheme {
+        &self.scheme
     }
 
     /// Checks that `body` carries a valid signature in `headers`, signed within the tolerance
@@ -165,10 +217,14 @@ impl Verifier {
         body: &'b [u8],
         now: UnixSeconds,
     ) -> Result<Verified<'b>, VerifyError> {
-        match self.scheme {
+        match &self.scheme {
             Scheme::StandardWebhooks => self.verify_standard_webhooks(headers, body, now),
             Scheme::Stripe => self.verify_stripe(headers, body, now),
             Scheme::GitHub => self.verify_github(headers, body),
+            scheme @ (Scheme::Shopify | Scheme::Slack | Scheme::Hmac(_)) => match scheme.spec() {
+                Some(spec) => self.verify_hmac(spec, headers, body, now),
+                None => Err(VerifyError::NoSignatureMatches),
+            },
         }
     }
 
@@ -182,9 +238,10 @@ impl Verifier {
         let ts_raw = require(headers, WEBHOOK_TIMESTAMP)?;
         let sig_header = require(headers, WEBHOOK_SIGNATURE)?;
         if id.is_empty() {
-            return Err(VerifyError::MalformedHeader(WEBHOOK_ID));
+            return Err(VerifyError::MalformedHeader(WEBHOOK_ID.into()));
         }
-        let ts = parse_timestamp(ts_raw).ok_or(VerifyError::MalformedHeader(WEBHOOK_TIMESTAMP))?;
+        let ts = parse_timestamp(ts_raw)
+            .ok_or(VerifyError::MalformedHeader(WEBHOOK_TIMESTAMP.into()))?;
         check_tolerance(ts, now, self.tolerance)?;
 
         // Space-separated `version,base64`; only v1 (HMAC-SHA256) is ours. Anything else,
@@ -202,7 +259,7 @@ impl Verifier {
         Ok(Verified {
             body,
             signed_at: Some(ts),
-            scheme: self.scheme,
+            scheme: self.scheme.clone(),
             webhook_id: Some(id.to_owned()),
         })
     }
@@ -214,7 +271,7 @@ impl Verifier {
         now: UnixSeconds,
     ) -> Result<Verified<'b>, VerifyError> {
         let header = require(headers, STRIPE_SIGNATURE)?;
-        let malformed = VerifyError::MalformedHeader(STRIPE_SIGNATURE);
+        let malformed = VerifyError::MalformedHeader(STRIPE_SIGNATURE.into());
 
         let mut ts_raw = None;
         let mut presented = Vec::new();
@@ -239,7 +296,7 @@ impl Verifier {
         Ok(Verified {
             body,
             signed_at: Some(ts),
-            scheme: self.scheme,
+            scheme: self.scheme.clone(),
             webhook_id: None,
         })
     }
@@ -253,13 +310,57 @@ impl Verifier {
         let tag = header
             .strip_prefix("sha256=")
             .and_then(decode_hex_tag)
-            .ok_or(VerifyError::MalformedHeader(GITHUB_SIGNATURE))?;
+            .ok_or(VerifyError::MalformedHeader(GITHUB_SIGNATURE.into()))?;
 
         self.any_secret_matches(&[tag], |secret| github_mac(secret, body))?;
         Ok(Verified {
             body,
             signed_at: None,
-            scheme: self.scheme,
+            scheme: self.scheme.clone(),
+            webhook_id: None,
+        })
+    }
+
+    fn verify_hmac<'b, K: AsRef<str>, V: AsRef<str>>(
+        &self,
+        spec: &HmacSpec,
+        headers: &[(K, V)],
+        body: &'b [u8],
+        now: UnixSeconds,
+    ) -> Result<Verified<'b>, VerifyError> {
+        let header = headers
+            .header(&spec.header)
+            .ok_or_else(|| VerifyError::MissingHeader(String::from(&spec.header)))?;
+        let signed_at = match &spec.timestamp_header {
+            None => None,
+            Some(name) => {
+                let raw = headers
+                    .header(name)
+                    .ok_or_else(|| VerifyError::MissingHeader(String::from(name)))?;
+                let ts = parse_timestamp(raw)
+                    .ok_or_else(|| VerifyError::MalformedHeader(String::from(name)))?;
+                check_tolerance(ts, now, self.tolerance)?;
+                Some((ts, raw))
+            }
+        };
+        let mut parts: Vec<&[u8]> = Vec::with_capacity(spec.signed.len());
+        for part in &spec.signed {
+            parts.push(match part {
+                Part::Text(t) => t.as_bytes(),
+                Part::Body => body,
+                Part::Timestamp => signed_at.map_or(&b""[..], |(_, raw)| raw.as_bytes()),
+                Part::Header(h) => headers
+                    .header(h)
+                    .ok_or_else(|| VerifyError::MissingHeader(String::from(h)))?
+                    .as_bytes(),
+            });
+        }
+        let presented = spec.presented(header);
+        self.any_secret_matches(&presented, |secret| keyed_mac(secret, &parts))?;
+        Ok(Verified {
+            body,
+            signed_at: signed_at.map(|(ts, _)| ts),
+            scheme: self.scheme.clone(),
             webhook_id: None,
         })
     }
@@ -308,8 +409,8 @@ impl<'b> Verified<'b> {
     }
 
     /// The scheme that verified the body.
-    pub fn scheme(&self) -> Scheme {
-        self.scheme
+    pub fn scheme(&self) -> &Scheme {
+        &self.scheme
     }
 
     /// The Standard Webhooks `webhook-id`, which is covered by the signature. `None` for
@@ -335,9 +436,9 @@ impl fmt::Debug for Verified<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VerifyError {
     /// A required header is absent (its lowercase name).
-    MissingHeader(&'static str),
+    MissingHeader(String),
     /// A header is present but unparseable (its lowercase name).
-    MalformedHeader(&'static str),
+    MalformedHeader(String),
     /// The signed timestamp is further in the past than the tolerance.
     TimestampTooOld,
     /// The signed timestamp is further in the future than the tolerance.
@@ -389,7 +490,9 @@ fn require<'h, K: AsRef<str>, V: AsRef<str>>(
     headers: &'h [(K, V)],
     name: &'static str,
 ) -> Result<&'h str, VerifyError> {
-    headers.header(name).ok_or(VerifyError::MissingHeader(name))
+    headers
+        .header(name)
+        .ok_or_else(|| VerifyError::MissingHeader(name.into()))
 }
 
 /// Decimal unix seconds, digits only: no sign, no whitespace, no fraction.
@@ -440,7 +543,7 @@ pub(crate) type HmacSha256 = Hmac<Sha256>;
 
 /// A MAC keyed by `secret` over the concatenation of `parts`, fed incrementally so the
 /// body is never copied.
-fn keyed_mac(secret: &Secret, parts: &[&[u8]]) -> HmacSha256 {
+pub(crate) fn keyed_mac(secret: &Secret, parts: &[&[u8]]) -> HmacSha256 {
     // HMAC takes keys of any length (RFC 2104 §3), so this cannot fail.
     let mut mac = HmacSha256::new_from_slice(&secret.0).expect("HMAC accepts any key length");
     for part in parts {
@@ -503,7 +606,11 @@ mod tests {
             .iter()
             .map(|s| scheme.parse_secret(s).unwrap())
             .collect();
-        Verifier::new(scheme, secrets, scheme.default_tolerance()).unwrap()
+        {
+            let t = scheme.default_tolerance();
+            Verifier::new(scheme.clone(), secrets, t)
+        }
+        .unwrap()
     }
 
     fn sw_headers<'a>(id: &'a str, ts: &'a str, sig: &'a str) -> [(&'a str, &'a str); 3] {
@@ -550,7 +657,7 @@ mod tests {
             .unwrap();
         assert_eq!(ok.body(), SW_BODY);
         assert_eq!(ok.signed_at(), Some(UnixSeconds(SW_TS)));
-        assert_eq!(ok.scheme(), Scheme::StandardWebhooks);
+        assert_eq!(ok.scheme(), &Scheme::StandardWebhooks);
         assert_eq!(ok.webhook_id(), Some(SW_ID));
     }
 
@@ -579,7 +686,7 @@ mod tests {
             .unwrap();
         assert_eq!(ok.body(), STRIPE_BODY);
         assert_eq!(ok.signed_at(), Some(UnixSeconds(STRIPE_TS)));
-        assert_eq!(ok.scheme(), Scheme::Stripe);
+        assert_eq!(ok.scheme(), &Scheme::Stripe);
         assert_eq!(ok.webhook_id(), None);
     }
 
@@ -593,7 +700,7 @@ mod tests {
             .unwrap();
         assert_eq!(ok.body(), GH_BODY);
         assert_eq!(ok.signed_at(), None);
-        assert_eq!(ok.scheme(), Scheme::GitHub);
+        assert_eq!(ok.scheme(), &Scheme::GitHub);
         assert_eq!(ok.webhook_id(), None);
     }
 
@@ -610,7 +717,7 @@ mod tests {
             partial.remove(i);
             assert_eq!(
                 v.verify(&partial, SW_BODY, UnixSeconds(SW_TS)).unwrap_err(),
-                VerifyError::MissingHeader(name)
+                VerifyError::MissingHeader(name.into())
             );
         }
         let none: [(&str, &str); 0] = [];
@@ -618,13 +725,13 @@ mod tests {
             verifier(Scheme::Stripe, &[STRIPE_SECRET])
                 .verify(&none, b"", UnixSeconds(0))
                 .unwrap_err(),
-            VerifyError::MissingHeader("stripe-signature")
+            VerifyError::MissingHeader("stripe-signature".into())
         );
         assert_eq!(
             verifier(Scheme::GitHub, &[GH_SECRET])
                 .verify(&none, b"", UnixSeconds(0))
                 .unwrap_err(),
-            VerifyError::MissingHeader("x-hub-signature-256")
+            VerifyError::MissingHeader("x-hub-signature-256".into())
         );
     }
 
@@ -643,7 +750,7 @@ mod tests {
             assert_eq!(
                 v.verify(&sw_headers(SW_ID, ts, SW_SIG), SW_BODY, UnixSeconds(SW_TS))
                     .unwrap_err(),
-                VerifyError::MalformedHeader("webhook-timestamp"),
+                VerifyError::MalformedHeader("webhook-timestamp".into()),
                 "{ts:?}"
             );
         }
@@ -656,7 +763,7 @@ mod tests {
             verifier(Scheme::StandardWebhooks, &[SW_SECRET])
                 .verify(&sw_headers("", &ts, SW_SIG), SW_BODY, UnixSeconds(SW_TS))
                 .unwrap_err(),
-            VerifyError::MalformedHeader("webhook-id")
+            VerifyError::MalformedHeader("webhook-id".into())
         );
     }
 
@@ -667,7 +774,7 @@ mod tests {
         for header in [v1.as_str(), "t=abc,v1=00", "", "garbage", twice.as_str()] {
             assert_eq!(
                 stripe_verify(header, STRIPE_BODY, STRIPE_TS).unwrap_err(),
-                VerifyError::MalformedHeader("stripe-signature"),
+                VerifyError::MalformedHeader("stripe-signature".into()),
                 "{header:?}"
             );
         }
@@ -681,7 +788,7 @@ mod tests {
         for header in [sha1.as_str(), short, not_hex.as_str(), "", "sha256="] {
             assert_eq!(
                 gh_verify(header, GH_BODY).unwrap_err(),
-                VerifyError::MalformedHeader("x-hub-signature-256"),
+                VerifyError::MalformedHeader("x-hub-signature-256".into()),
                 "{header:?}"
             );
         }
@@ -1003,8 +1110,8 @@ mod tests {
         // The key as `Vec<u8>`'s Debug would print it, e.g. "[49, 242, …]".
         let key_bytes = format!("{:?}", BASE64.decode(bare).unwrap());
         let errors = [
-            VerifyError::MissingHeader(WEBHOOK_SIGNATURE),
-            VerifyError::MalformedHeader(WEBHOOK_TIMESTAMP),
+            VerifyError::MissingHeader(WEBHOOK_SIGNATURE.into()),
+            VerifyError::MalformedHeader(WEBHOOK_TIMESTAMP.into()),
             VerifyError::TimestampTooOld,
             VerifyError::TimestampInFuture,
             VerifyError::NoSignatureMatches,
@@ -1038,11 +1145,11 @@ mod tests {
     fn error_messages_are_short_and_exact() {
         let cases = [
             (
-                VerifyError::MissingHeader("webhook-signature"),
+                VerifyError::MissingHeader("webhook-signature".into()),
                 "missing header webhook-signature",
             ),
             (
-                VerifyError::MalformedHeader("stripe-signature"),
+                VerifyError::MalformedHeader("stripe-signature".into()),
                 "malformed header stripe-signature",
             ),
             (

@@ -58,18 +58,10 @@ impl DurableObject for EntityObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        let loaded = sources::load(&self.env);
-        let Ok(loaded) = &*loaded else {
-            // Retry later: a configuration fix must not lose queued events.
-            outbox::ensure_alarm(
-                &self.state,
-                clock::now().plus(hookonce_core::Seconds::MINUTE),
-            )
-            .await?;
-            return Response::ok("configuration error; retrying in a minute");
-        };
-        outbox::deliver_due(&self.state, loaded).await?;
-        outbox::prune(&self.state, loaded).await?;
+        let config = outbox::on_alarm(&self.state, &self.env).await?;
+        if let Some(Ok(loaded)) = config.as_deref() {
+            outbox::prune(&self.state, loaded).await?;
+        }
         Response::ok("done")
     }
 }
@@ -389,7 +381,7 @@ impl EntityObject {
             .unwrap_or(id.as_str())
             .to_owned();
         for (name, value) in signature_headers(
-            source.config.scheme,
+            &source.config.scheme,
             &source.signer,
             &webhook_id,
             clock::now(),

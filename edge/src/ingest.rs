@@ -2,7 +2,7 @@
 //! edge, so a bad delivery is refused without waking any Durable Object; then the raw
 //! delivery goes to the entity's object, which trusts no caller and checks again.
 
-use hookonce_core::{object_for, Event};
+use hookonce_core::{challenge, object_for, Event};
 use worker::{Env, Request, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, SOURCE_HEADER};
@@ -34,6 +34,14 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
         Ok(v) => v,
         Err(e) => return problem::BAD_SIGNATURE.respond(e),
     };
+    if let Some(challenge) = challenge(&verified) {
+        // Slack's url_verification handshake: answered here, never an event.
+        return problem::json_response(
+            200,
+            &serde_json::json!({ "challenge": challenge }),
+            "application/json",
+        );
+    }
     let event = match Event::parse(&verified, &headers, &source.config.shape) {
         Ok(e) => e,
         Err(e) => return problem::BAD_EVENT.respond(e),

@@ -119,17 +119,9 @@ impl DurableObject for KeyObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        let loaded = sources::load(&self.env);
-        let Ok(loaded) = &*loaded else {
-            outbox::ensure_alarm(
-                &self.state,
-                clock::now().plus(hookonce_core::Seconds::MINUTE),
-            )
-            .await?;
-            return Response::ok("configuration error; retrying in a minute");
-        };
-        outbox::deliver_due(&self.state, loaded).await?;
-        self.prune().await?;
+        if outbox::on_alarm(&self.state, &self.env).await?.is_some() {
+            self.prune().await?;
+        }
         Response::ok("done")
     }
 }

@@ -6,14 +6,16 @@
 //! Alarms fire at least once, so a row may be sent twice: always with the same
 //! `Idempotency-Key` (the event id) and the same `webhook-id`.
 
+use std::rc::Rc;
+
 use hookonce_core::{
     after_attempt, outbox_step, outbox_target, source_of, Seconds, Step, Transition, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
-use worker::{js_sys, ScheduledTime, State, Storage};
+use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
 use crate::send::{self, Outgoing};
-use crate::sources::Loaded;
+use crate::sources::{self, Loaded};
 use crate::{clock, sql};
 
 /// How often an entity with a finite retention prunes its processed ids.
@@ -53,6 +55,22 @@ async fn arm(storage: &Storage, at: UnixSeconds) -> worker::Result<()> {
 /// A random per-mille for retry jitter; randomness is the adapter's, not the core's.
 fn jitter() -> u16 {
     (js_sys::Math::random() * 1001.0) as u16
+}
+
+/// The configuration as loaded once per isolate.
+pub type Config = Rc<Result<Loaded, String>>;
+
+/// An object's alarm: delivers what is due and returns the configuration for the rest of
+/// the object's alarm work; `None` when the configuration is broken, after re-arming for a
+/// minute later (a configuration fix must not lose queued rows).
+pub async fn on_alarm(state: &State, env: &Env) -> worker::Result<Option<Config>> {
+    let config = sources::load(env);
+    let Ok(loaded) = &*config else {
+        ensure_alarm(state, clock::now().plus(Seconds::MINUTE)).await?;
+        return Ok(None);
+    };
+    deliver_due(state, loaded).await?;
+    Ok(Some(config))
 }
 
 /// Delivers due rows in order, head of line first, until one must wait.

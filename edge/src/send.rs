@@ -33,7 +33,7 @@ pub async fn post(target: Target<'_>, secret: &Secret, out: Outgoing<'_>) -> Att
         headers.set("content-type", "application/json")?;
         headers.set("idempotency-key", &forwarded_key(out.event_id))?;
         for (name, value) in signature_headers(
-            hookonce_core::Scheme::StandardWebhooks,
+            &hookonce_core::Scheme::StandardWebhooks,
             secret,
             out.event_id,
             now,

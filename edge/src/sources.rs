@@ -100,12 +100,13 @@ fn parse(env: &Env) -> Result<Loaded, String> {
                 config.name, config.secrets
             ));
         };
-        let verifier = Verifier::new(config.scheme, secrets, config.tolerance).map_err(|_| {
-            format!(
-                "{}.secrets: none of the bindings {:?} is set",
-                config.name, config.secrets
-            )
-        })?;
+        let verifier =
+            Verifier::new(config.scheme.clone(), secrets, config.tolerance).map_err(|_| {
+                format!(
+                    "{}.secrets: none of the bindings {:?} is set",
+                    config.name, config.secrets
+                )
+            })?;
         out.insert(
             config.name.clone(),
             Source {

@@ -121,7 +121,7 @@ fn round_trip(
     let Ok(key) = scheme.parse_secret(secret) else {
         return;
     };
-    let verifier = Verifier::new(scheme, vec![key.clone()], TOLERANCE).expect("one secret");
+    let verifier = Verifier::new(scheme.clone(), vec![key.clone()], TOLERANCE).expect("one secret");
     let now = UnixSeconds(now);
     let pairs: Vec<(&str, &str)> = fuzzed
         .iter()
@@ -129,7 +129,7 @@ fn round_trip(
         .collect();
     let _ = verifier.verify(&pairs, body, now);
 
-    let headers = signature_headers(scheme, &key, id, UnixSeconds(signed_at), body);
+    let headers = signature_headers(&scheme, &key, id, UnixSeconds(signed_at), body);
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // A timestamp before 1970 is refused as malformed, by design.
     let within = signed_at >= 0 && signed_at.abs_diff(now.0) <= TOLERANCE.0;
@@ -231,14 +231,15 @@ pub fn event_parse(data: &[u8]) {
             .parse_secret("whsec_c2VjcmV0")
             .expect("a secret");
         let now = UnixSeconds(1_791_270_400);
-        let signed = signature_headers(source.scheme, &secret, "msg_1", now, &body);
+        let signed = signature_headers(&source.scheme, &secret, "msg_1", now, &body);
         let mut headers: Vec<(&str, &str)> = signed.iter().map(|(k, v)| (*k, v.as_str())).collect();
         headers.extend([
             ("x-github-delivery", id.as_str()),
             ("x-github-event", kind.as_str()),
             ("x-id", id.as_str()),
         ]);
-        let verifier = Verifier::new(source.scheme, vec![secret], TOLERANCE).expect("one secret");
+        let verifier =
+            Verifier::new(source.scheme.clone(), vec![secret], TOLERANCE).expect("one secret");
         let verified = verifier
             .verify(&headers, &body, now)
             .expect("signed just now");

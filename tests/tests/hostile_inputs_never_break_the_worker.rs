@@ -250,7 +250,11 @@ fn cases(origin: &Origin) -> Vec<Case> {
         format!("v1,{}", "QUFB".repeat(11)),
         format!("v1,{}", "A".repeat(10_000)),
         vec!["v1,AAAA"; 1000].join(" "),
-    ] {
+    ]
+    .into_iter()
+    // The URL-safe variant equals the real signature when it has no `+` or `/`.
+    .filter(|sig| *sig != good)
+    {
         v.push(
             case(
                 format!("webhook-signature {:.40?}", sig),

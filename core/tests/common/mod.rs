@@ -65,7 +65,7 @@ pub fn parse_signed(source: &SourceConfig, body: &Value) -> Result<Signed, Parse
     let bytes = serde_json::to_vec(body).unwrap();
     let msg_id = body["id"].as_str().unwrap_or("msg_none");
     let headers: Vec<(String, String)> =
-        signature_headers(source.scheme, &secret, msg_id, NOW, &bytes)
+        signature_headers(&source.scheme, &secret, msg_id, NOW, &bytes)
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
             .collect();
