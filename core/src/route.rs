@@ -18,6 +18,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("POST", "/admin/outbox/{source}/{entity}/retry"),
     ("POST", "/admin/replay/{source}/{event_id}"),
     ("POST", "/v1/messages"),
+    ("GET", "/v1/messages/status"),
 ];
 
 /// One operation, with its path parameters decoded.
@@ -66,6 +67,9 @@ pub enum Route {
     },
     /// `POST /v1/messages`: the publish API.
     Publish,
+    /// `GET /v1/messages/status`: the delivery of the message published under the request's
+    /// Idempotency-Key.
+    MessageStatus,
 }
 
 /// Why a request matches no route.
@@ -143,6 +147,7 @@ impl Route {
                 },
             ),
             ["v1", "messages"] => ("POST", Route::Publish),
+            ["v1", "messages", "status"] => ("GET", Route::MessageStatus),
             _ => return Err(RouteError::NotFound),
         };
         if method != allow {
@@ -267,7 +272,7 @@ mod tests {
 
     #[test]
     fn unknown_paths_are_not_found() {
-        for path in ["/nope", "/webhooks", "/webhooks/a/b", "/v1/messages/x"] {
+        for path in ["/nope", "/webhooks", "/webhooks/a/b", "/v1/messages/x/y"] {
             assert_eq!(
                 Route::parse("GET", path, ""),
                 Err(RouteError::NotFound),

@@ -15,8 +15,10 @@ pub const KEY_HEADER: &str = "x-hookonce-key";
 /// The (token, key) scope, which message ids are derived from.
 pub const SCOPE_HEADER: &str = "x-hookonce-scope";
 
-/// The URL a key object is called at.
+/// The URL a key object is called at to publish.
 pub const PUBLISH_URL: &str = "https://key.hookonce/publish";
+/// The URL a key object is called at for its message's delivery status.
+pub const STATUS_URL: &str = "https://key.hookonce/status";
 
 /// What an entity object is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

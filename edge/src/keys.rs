@@ -17,6 +17,7 @@ use worker::{
 };
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
+use crate::problem::json_response;
 use crate::sources::Loaded;
 use crate::{clock, outbox, problem, sources, sql};
 
@@ -89,6 +90,9 @@ impl DurableObject for KeyObject {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
+        if req.path() == "/status" {
+            return self.status();
+        }
         let loaded = sources::load(&self.env);
         let loaded = match &*loaded {
             Ok(l) => l,
@@ -207,6 +211,46 @@ impl KeyObject {
             now,
         )?;
         Ok(Reply::Created(response.clone()))
+    }
+
+    /// `GET /v1/messages/status`: the delivery of this key's message.
+    fn status(&self) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            event_id: String,
+            status: String,
+            attempts: i64,
+            next_attempt_at: i64,
+            last_result: Option<String>,
+            done_at: Option<i64>,
+        }
+        let row: Option<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT event_id, status, attempts, next_attempt_at, last_result, done_at
+                 FROM outbox ORDER BY seq DESC LIMIT 1",
+                None,
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        match row {
+            None => problem::NOT_FOUND.respond("no message was published under this key"),
+            Some(r) => json_response(
+                200,
+                &serde_json::json!({
+                    "message_id": r.event_id,
+                    "status": r.status,
+                    "attempts": r.attempts,
+                    "next_attempt_at": r.next_attempt_at,
+                    "last_result": r.last_result,
+                    "done_at": r.done_at,
+                }),
+                "application/json",
+            ),
+        }
     }
 
     /// Forgets an expired key, keeping the message's delivery record.

@@ -79,5 +79,6 @@ async fn route(req: Request, env: &Env) -> Result<Response> {
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&req, env, &route).await,
         Route::Publish => publish::publish(req, env).await,
+        Route::MessageStatus => publish::status(req, env).await,
     }
 }

@@ -4,40 +4,71 @@
 use hookonce_core::{key_scope, IdempotencyKey, KeyError, Message, PUBLISH_MAX_BODY};
 use worker::{Env, Headers, Request, Response, Result};
 
-use crate::internal::{KEYS_BINDING, KEY_HEADER, PUBLISH_URL, SCOPE_HEADER};
+use crate::internal::{KEYS_BINDING, KEY_HEADER, PUBLISH_URL, SCOPE_HEADER, STATUS_URL};
 use crate::{http, problem, sources};
 
-pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
+/// The publish token and the Idempotency-Key of a publish API request, or the problem.
+fn authenticate(
+    req: &Request,
+    env: &Env,
+) -> std::result::Result<(String, IdempotencyKey), Result<Response>> {
     let loaded = sources::load(env);
     let loaded = match &*loaded {
         Ok(l) => l,
-        Err(e) => return problem::CONFIG.respond(e),
+        Err(e) => return Err(problem::CONFIG.respond(e)),
     };
     if loaded.publish_tokens.is_empty() {
-        return problem::UNAUTHORIZED
-            .respond("the publish API is off: set HOOKONCE_PUBLISH_TOKENS");
+        return Err(
+            problem::UNAUTHORIZED.respond("the publish API is off: set HOOKONCE_PUBLISH_TOKENS")
+        );
     }
-    let Some(token) = http::bearer(&req, loaded.publish_tokens.iter().map(String::as_str)) else {
-        return problem::UNAUTHORIZED.respond("send Authorization: Bearer <publish token>");
+    let Some(token) = http::bearer(req, loaded.publish_tokens.iter().map(String::as_str)) else {
+        return Err(problem::UNAUTHORIZED.respond("send Authorization: Bearer <publish token>"));
     };
-    let key = match IdempotencyKey::parse(req.headers().get("idempotency-key")?.as_deref()) {
-        Ok(k) => k,
-        Err(e @ KeyError::Missing) => return problem::KEY_MISSING.respond(e),
-        Err(e @ KeyError::Malformed(_)) => return problem::KEY_MALFORMED.respond(e),
+    let header = req.headers().get("idempotency-key").ok().flatten();
+    match IdempotencyKey::parse(header.as_deref()) {
+        Ok(key) => Ok((key_scope(token, &key), key)),
+        Err(e @ KeyError::Missing) => Err(problem::KEY_MISSING.respond(e)),
+        Err(e @ KeyError::Malformed(_)) => Err(problem::KEY_MALFORMED.respond(e)),
+    }
+}
+
+/// The key's object, named by its scope, with the key passed on.
+async fn call_key_object(
+    env: &Env,
+    (scope, key): &(String, IdempotencyKey),
+    url: &str,
+    body: &[u8],
+) -> Result<Response> {
+    let headers = Headers::new();
+    headers.set(KEY_HEADER, key.as_str())?;
+    headers.set(SCOPE_HEADER, scope)?;
+    http::post_to_object(env, KEYS_BINDING, scope, url, headers, body).await
+}
+
+/// `POST /v1/messages`.
+pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
+    let scoped = match authenticate(&req, env) {
+        Ok(s) => s,
+        Err(problem) => return problem,
     };
     let body = match http::body(&mut req).await {
         Ok(body) => body,
         Err(problem) => return problem,
     };
     if body.len() > PUBLISH_MAX_BODY {
-        return problem::TOO_LARGE.respond(format!("the limit is {} bytes", PUBLISH_MAX_BODY));
+        return problem::TOO_LARGE.respond(format!("the limit is {PUBLISH_MAX_BODY} bytes"));
     }
     if let Err(e) = Message::parse(&body) {
         return problem::BAD_REQUEST.respond(e);
     }
-    let headers = Headers::new();
-    let scope = key_scope(token, &key);
-    headers.set(KEY_HEADER, key.as_str())?;
-    headers.set(SCOPE_HEADER, &scope)?;
-    http::post_to_object(env, KEYS_BINDING, &scope, PUBLISH_URL, headers, &body).await
+    call_key_object(env, &scoped, PUBLISH_URL, &body).await
+}
+
+/// `GET /v1/messages/status`: how the delivery of the key's message is going.
+pub async fn status(req: Request, env: &Env) -> Result<Response> {
+    match authenticate(&req, env) {
+        Ok(scoped) => call_key_object(env, &scoped, STATUS_URL, b"").await,
+        Err(problem) => problem,
+    }
 }

@@ -41,3 +41,42 @@ pub fn post(w: &Worker, token: Option<&str>, key_header: Option<&str>, body: &[u
 pub fn publish(w: &Worker, key: &str, body: &[u8]) -> Resp {
     post(w, Some(&token()), Some(&sf_string(key)), body)
 }
+
+/// `GET /v1/messages/status` under `token`, with a raw `Idempotency-Key` header value.
+pub fn status(w: &Worker, token: &str, key_header: &str) -> Resp {
+    w.request(
+        "GET",
+        "/v1/messages/status",
+        &[
+            ("authorization", format!("Bearer {token}")),
+            ("idempotency-key", key_header.to_owned()),
+        ],
+        None,
+    )
+}
+
+/// Waits until the message published under `token` and `key_header` is no longer pending:
+/// from then on the outbox has nothing left to send for it, so what the origin received
+/// is final.
+pub fn wait_settled(
+    w: &Worker,
+    token: &str,
+    key_header: &str,
+    timeout: std::time::Duration,
+) -> serde_json::Value {
+    let key = key_header;
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let r = status(w, token, key);
+        assert_eq!(r.status, 200, "{r}");
+        let j = r.json();
+        if j["status"] != "pending" {
+            return j;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{key} still pending after {timeout:?}: {j}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -38,8 +38,15 @@ fn concurrent_identical_publishes_make_one_message() {
     assert_eq!(originals, 1, "one original, {} replays", n - originals);
     let id = resps[0].json()["message_id"].as_str().unwrap().to_string();
 
-    o.wait_requests(1, Duration::from_secs(15));
-    std::thread::sleep(Duration::from_secs(3));
+    let settled = publish::wait_settled(
+        &w,
+        &publish::token(),
+        &publish::sf_string("concurrent-key"),
+        Duration::from_secs(20),
+    );
+    assert_eq!(settled["status"], "delivered", "{settled}");
+    assert_eq!(settled["message_id"], id.as_str(), "{settled}");
+    assert_eq!(settled["attempts"], 1, "{settled}");
     let reqs = o.requests();
     assert_eq!(reqs.len(), 1, "exactly one delivery");
     assert_eq!(reqs[0].must("webhook-id"), id);

@@ -41,8 +41,10 @@ fn the_same_key_under_another_token_is_another_message() {
         assert_eq!(r.status, 401, "{token:?}: {r}");
     }
 
-    let reqs = o.wait_requests(2, Duration::from_secs(15));
-    std::thread::sleep(Duration::from_secs(2));
+    for token in ["token-one", "token-two"] {
+        publish::wait_settled(&w, token, &key, Duration::from_secs(20));
+    }
+    let reqs = o.requests();
     let mut ids: Vec<String> = o
         .requests()
         .iter()

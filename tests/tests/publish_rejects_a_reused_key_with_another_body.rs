@@ -34,8 +34,12 @@ fn reusing_a_key_for_another_body_is_422() {
     let again = publish::publish(&w, "reused-key", &body);
     assert_eq!(again.body, first.body, "the original still replays");
 
-    o.wait_requests(1, Duration::from_secs(15));
-    std::thread::sleep(Duration::from_secs(2));
+    publish::wait_settled(
+        &w,
+        &publish::token(),
+        &publish::sf_string("reused-key"),
+        Duration::from_secs(20),
+    );
     assert_eq!(o.requests().len(), 1, "only the first body was published");
     assert_eq!(o.requests()[0].json()["data"], json!({ "order": 1 }));
 }

@@ -36,7 +36,12 @@ fn a_repeated_publish_replays_the_first_receipt() {
     );
     assert_eq!(after.header("idempotent-replayed"), Some("true"));
 
-    std::thread::sleep(Duration::from_secs(2));
+    publish::wait_settled(
+        &w,
+        &publish::token(),
+        &publish::sf_string("replay-key"),
+        Duration::from_secs(20),
+    );
     let reqs = o.requests();
     assert!(
         reqs.iter().all(|r| r.must("webhook-id") == id),

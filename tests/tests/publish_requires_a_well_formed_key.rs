@@ -41,8 +41,7 @@ fn a_missing_or_malformed_key_is_400() {
     assert_eq!(r.status, 202, "{r}");
     assert_eq!(r.json()["idempotency_key"], "a\"b");
 
-    o.wait_requests(1, Duration::from_secs(15));
-    std::thread::sleep(Duration::from_secs(2));
+    publish::wait_settled(&w, &token, r#""a\"b""#, Duration::from_secs(20));
     assert_eq!(
         o.requests().len(),
         1,
