@@ -14,6 +14,8 @@
 #                 of workerd (run directly, state on disk); prints the figures
 #   make fuzz     structured property fuzzing of core's parsers and verifiers (fuzz/),
 #                 1,000,000 inputs per target (FUZZ_CASES, FUZZ_TARGET to pick one)
+#   make soak     10 minutes of mixed load on workerd direct: throughput per minute,
+#                 errors, workerd's RSS (HOOKONCE_SOAK_SECS to change the length)
 #   make fmt      cargo fmt (fmt-check: verify only)
 #   make clippy   clippy natively (core, tests, cli) and for wasm32 (edge)
 
@@ -37,9 +39,9 @@ BUILD_ENV := ESBUILD_BIN=$(NODE_BIN)/esbuild WASM_OPT_BIN=$(NODE_BIN)/wasm-opt \
 
 BUNDLE  := build/index.js build/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
-           Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
+           edge/openapi.json Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
-.PHONY: setup build cli dev test bench chaos fuzz fmt fmt-check clippy
+.PHONY: setup build cli dev test bench chaos fuzz soak fmt fmt-check clippy
 
 setup:
 	@scripts/bootstrap.sh
@@ -91,6 +93,10 @@ CHAOS_ENV := HOOKONCE_CHAOS_EVENTS=$${HOOKONCE_CHAOS_EVENTS:-20000} \
 chaos: setup build
 	$(CHAOS_ENV) cargo test -p hookonce-e2e --test a_crash_storm_loses_nothing_and_applies_nothing_twice \
 	  -- --nocapture
+
+soak: setup build
+	cargo test -p hookonce-e2e --test a_ten_minute_soak_keeps_throughput_errors_and_memory_flat \
+	  -- --ignored --nocapture
 
 FUZZ_CASES ?= 1000000
 fuzz:

@@ -3,7 +3,8 @@
 # checks first and is a fast no-op when its tool is already present at the right version.
 #   rust target wasm32-unknown-unknown, worker-build (pinned), wasm-bindgen-cli (= Cargo.lock),
 #   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22),
-#   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it).
+#   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it),
+#   schemathesis (PyPI; the contract test fuzzes the running worker from edge/openapi.json).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -93,4 +94,21 @@ elif command -v python3 >/dev/null; then
     rm -f "$log"
 else
     echo "bootstrap: warning: python3 not found; the signature e2e test needs it" >&2
+fi
+
+# 6. schemathesis (PyPI): fuzzes the running worker from edge/openapi.json in make test.
+SCHEMATHESIS_VERSION=4.32.5
+if [[ "$(schemathesis --version 2>/dev/null | awk '{print $NF}')" == "$SCHEMATHESIS_VERSION" ]]; then
+    step "schemathesis (python)" "$SCHEMATHESIS_VERSION present"
+elif command -v python3 >/dev/null; then
+    step "schemathesis (python)" "pip install $SCHEMATHESIS_VERSION"
+    log=$(mktemp)
+    if ! python3 -m pip install --quiet "schemathesis==$SCHEMATHESIS_VERSION" >"$log" 2>&1 \
+        && ! python3 -m pip install --quiet --user "schemathesis==$SCHEMATHESIS_VERSION" >"$log" 2>&1; then
+        cat "$log" >&2; rm -f "$log"; die "pip install schemathesis failed"
+    fi
+    rm -f "$log"
+    command -v schemathesis >/dev/null || die "schemathesis installed but not on PATH (add python's bin dir)"
+else
+    echo "bootstrap: warning: python3 not found; the OpenAPI contract test needs schemathesis" >&2
 fi

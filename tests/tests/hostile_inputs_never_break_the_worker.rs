@@ -13,9 +13,10 @@ use hookonce_core::ROUTES;
 use hookonce_e2e::events::{at, cardholder_created, cockpit_secret, ADMIN_TOKEN, COCKPIT};
 use hookonce_e2e::origin::{Origin, Reply};
 use hookonce_e2e::raw::{changed, fingerprint, RawRequest};
-use hookonce_e2e::schemes::{github_signature, standard_webhooks_signature, stripe_signature};
+use hookonce_e2e::schemes::standard_webhooks_signature;
 use hookonce_e2e::workerd::Workerd;
-use hookonce_e2e::{publish, unix_now, wrangler_sources};
+use hookonce_e2e::{publish, sign_github as github_signature, sign_stripe as stripe_signature};
+use hookonce_e2e::{unix_now, wrangler_sources};
 use serde_json::{json, Value};
 
 const STRIPE_SECRET: &str = "whsec_stripe_hostile_secret";
