@@ -1,5 +1,6 @@
 //! Structured inputs per target (a small grammar each), and byte-level mutation.
 
+use crate::targets::{days_in_month, is_leap};
 use crate::{join, with_oracle, Rng, SEP};
 
 /// A realistic "now", give or take a few years.
@@ -350,7 +351,7 @@ pub fn retry_after(rng: &mut Rng) -> Vec<u8> {
 /// Year, month, day of a day count since 1970-01-01, found by walking from the epoch
 /// (slow and obviously right, for the oracle).
 fn civil(mut days: i64) -> (i64, i64, i64) {
-    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let leap = is_leap;
     let mut y = 1970;
     loop {
         let len = if leap(y) { 366 } else { 365 };
@@ -364,26 +365,12 @@ fn civil(mut days: i64) -> (i64, i64, i64) {
             break;
         }
     }
-    let month_days = [
-        31,
-        if leap(y) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    let mut m = 0;
-    while days >= month_days[m] {
-        days -= month_days[m];
+    let mut m = 1;
+    while days >= days_in_month(y, m) {
+        days -= days_in_month(y, m);
         m += 1;
     }
-    (y, m as i64 + 1, days + 1)
+    (y, i64::from(m), days + 1)
 }
 
 /// An RFC 3339 date-time from parts, with the seconds and nanoseconds it denotes.
@@ -393,21 +380,7 @@ pub fn rfc3339(rng: &mut Rng) -> Vec<u8> {
     }
     let y = 1 + rng.below(9999) as i64;
     let mo = 1 + rng.below(12) as u32;
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let dim = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ][mo as usize - 1];
+    let dim = days_in_month(y, mo) as u64;
     let d = 1 + rng.below(dim) as u32;
     let (h, mi, s) = (
         rng.below(24) as i64,

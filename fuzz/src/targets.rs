@@ -305,31 +305,31 @@ pub fn idempotency_key(data: &[u8]) {
     }
 }
 
+/// Whether `y` is a leap year of the proleptic Gregorian calendar.
+pub fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+/// The days of month `month` (1 to 12) of year `y`.
+pub fn days_in_month(y: i64, month: u32) -> i64 {
+    match month {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
 /// Days from 1970-01-01 to a proleptic Gregorian date, counted the slow way (an oracle
 /// independent of the core's calendar arithmetic). Years 1..=9999.
 pub fn days_since_epoch(year: i64, month: u32, day: u32) -> i64 {
-    let leap = |y: i64| (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let year_days = |y: i64| if leap(y) { 366 } else { 365 };
+    let year_days = |y: i64| if is_leap(y) { 366 } else { 365 };
     let mut days: i64 = if year >= 1970 {
         (1970..year).map(year_days).sum()
     } else {
         -(year..1970).map(year_days).sum::<i64>()
     };
-    let month_days = [
-        31,
-        if leap(year) { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    days += month_days[..month as usize - 1].iter().sum::<i64>();
+    days += (1..month).map(|m| days_in_month(year, m)).sum::<i64>();
     days + i64::from(day) - 1
 }
 
