@@ -59,10 +59,12 @@ const worker :Workerd.Worker = (
     (name = "COCKPIT_SECRET", text = "$secret"),
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
+    (name = "FEED", durableObjectNamespace = "FeedObject"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-bench-entity", enableSql = true),
     (className = "KeyObject", uniqueKey = "hookonce-bench-keys", enableSql = true),
+    (className = "FeedObject", uniqueKey = "hookonce-bench-feed", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
 );

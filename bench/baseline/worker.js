@@ -103,3 +103,4 @@ function answer(outcome, rowsWritten) {
 
 // Bound as KEYS so that both workers run under one config shape; the baseline never calls it.
 export class KeyObject extends DurableObject {}
+export class FeedObject extends DurableObject {}

@@ -84,26 +84,35 @@ pub fn replay(a: ReplayArgs, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The entity read API lists this many of the most recent events.
-const ENTITY_EVENTS: usize = 20;
+/// Every event of the entity, newest first, following the read API's `cursor` page by
+/// page: (event id, the outcome hookonce recorded for it).
+fn all_events(api: &Admin, source: &str, entity: &str) -> Result<Vec<(String, String)>> {
+    let base = format!("/entities/{}/{}", escape(source), escape(entity));
+    let mut events = Vec::new();
+    let mut path = base.clone();
+    loop {
+        let page = api.json("GET", &path)?;
+        events.extend(
+            page["events"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| {
+                    let id = e["event_id"].as_str()?.to_owned();
+                    Some((id, e["outcome"].as_str().unwrap_or("-").to_owned()))
+                }),
+        );
+        match page["cursor"].as_str() {
+            Some(c) => path = format!("{base}?before={}", escape(c)),
+            None => return Ok(events),
+        }
+    }
+}
 
 pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
     let api = connect(&a.admin)?;
     let source = &a.admin.source;
-    let entity = api.json(
-        "GET",
-        &format!("/entities/{}/{}", escape(source), escape(&a.entity)),
-    )?;
-    // (event id, the outcome hookonce recorded for it)
-    let events: Vec<(String, String)> = entity["events"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|e| {
-            let id = e["event_id"].as_str()?.to_owned();
-            Some((id, e["outcome"].as_str().unwrap_or("-").to_owned()))
-        })
-        .collect();
+    let events = all_events(&api, source, &a.entity)?;
     let (mut replayed, mut skipped) = (Vec::new(), Vec::new());
     for (id, recorded) in &events {
         match replay_one(&api, source, id, Some(&a.entity))? {
@@ -124,8 +133,6 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
         }
     }
     let changed: Vec<&Replayed> = replayed.iter().filter(|r| r.changed).collect();
-    // The read API pages nothing yet: a full page may mean older events were not seen.
-    let truncated = events.len() >= ENTITY_EVENTS;
     if json {
         println!(
             "{}",
@@ -134,7 +141,6 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
                 "replayed": replayed.iter().map(Replayed::to_json).collect::<Vec<_>>(),
                 "skipped": skipped,
                 "changed": changed.iter().map(|r| &r.event_id).collect::<Vec<_>>(),
-                "only_most_recent": truncated,
                 "ok": changed.is_empty(),
             })
         );
@@ -151,9 +157,6 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
                 format!("{} CHANGED something", changed.len())
             }
         );
-        if truncated {
-            println!("note: the entity API lists its {ENTITY_EVENTS} most recent events; older ones were not replayed");
-        }
     }
     Ok(if changed.is_empty() {
         ExitCode::SUCCESS
@@ -213,8 +216,13 @@ pub fn tail(a: TailArgs, json: bool) -> Result<ExitCode> {
                 }
             }
         };
-        // Newest first on the wire; print in the order things happened.
-        for row in rows.into_iter().rev() {
+        // Newest first on the wire; print in the order things happened. The source's feed
+        // lists every entity: --entity narrows it.
+        let wanted = |row: &Value| match (&feed, &a.entity) {
+            (Feed::Source(_), Some(e)) => row["entity"].as_str() == Some(e.as_str()),
+            _ => true,
+        };
+        for row in rows.into_iter().rev().filter(wanted) {
             if seen.insert(row_key(&row)) {
                 if json {
                     println!("{row}");

@@ -70,8 +70,10 @@ mod config;
 mod custom;
 mod decide;
 mod event;
+mod feed;
 mod hex;
 mod idempotency;
+mod log;
 mod names;
 mod outbox;
 mod publish;
@@ -98,7 +100,7 @@ pub use event::{
     CreatedAt, Effect, EntityKey, Event, EventId, EventType, Field, ParseError, Version,
     MAX_ID_LEN, MAX_SAFE_AMOUNT,
 };
-pub use names::{forwarded_key, object_for, object_name, source_of};
+pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
 pub use route::{decode_segment, encode_component, query_param, Route, RouteError, ROUTES};
 pub use sign::{
     github as sign_github, headers as signature_headers,
@@ -124,6 +126,21 @@ pub use idempotency::{
 pub use publish::{
     accept as accept_message, message_id, scope as key_scope, Accepted, Message, PublishError,
     MAX_BODY as PUBLISH_MAX_BODY, PATH as PUBLISH_PATH, SOURCE as PUBLISH_SOURCE,
+};
+
+// The source-wide feed and structured logs.
+pub use feed::{
+    admit as feed_admit, feed_cursor, next_cursor, DeadLetter, EntityCursor, FeedConfig,
+    FeedOutcome, FeedPolicy, FeedQuery, FeedRow, FeedState, FeedWrite, Note, QueryError,
+    RejectWindow, DEFAULT_KEEP as FEED_DEFAULT_KEEP, DEFAULT_LIMIT as FEED_DEFAULT_LIMIT,
+    DEFAULT_MAX_AGE as FEED_DEFAULT_MAX_AGE,
+    DEFAULT_REJECTED_PER_MINUTE as FEED_DEFAULT_REJECTED_PER_MINUTE, ENTITY_EVENTS, ENTITY_OUTBOX,
+    MAX_KEEP as FEED_MAX_KEEP, MAX_LIMIT as FEED_MAX_LIMIT, MAX_REASON as FEED_MAX_REASON,
+    PRUNE_EVERY as FEED_PRUNE_EVERY,
+};
+pub use log::{
+    attempt as attempt_log, decision as decision_log, failure as failure_log,
+    rejected as rejected_log, DecisionLog, LogLevel, LogRecord,
 };
 
 pub use time::{CivilDate, Seconds, UnixSeconds};

@@ -26,6 +26,12 @@ pub fn source_of(object_name: &str) -> Option<&str> {
     object_name.split_once('/').map(|(source, _)| source)
 }
 
+/// The entity an object serves, from its name (`None` for an event's own object).
+#[must_use]
+pub fn entity_of(object_name: &str) -> Option<&str> {
+    object_name.split_once('/')?.1.strip_prefix("e/")
+}
+
 /// The `Idempotency-Key` hookonce forwards an event with: the event id as the draft's
 /// sf-string (`"evt_…"`), so a receiver that parses it strictly reads back exactly the id.
 /// An id no sf-string can carry (non-ASCII) is sent as it is; `webhook-id` always carries
@@ -46,6 +52,9 @@ mod tests {
         let name = object_for("cockpit", Some(&entity), &id);
         assert_eq!(name, "cockpit/e/ch/1");
         assert_eq!(source_of(&name), Some("cockpit"));
+        assert_eq!(entity_of(&name), Some("ch/1"));
+        assert_eq!(entity_of("cockpit/i/evt_1"), None);
+        assert_eq!(entity_of("cockpit/i/evt/e/1"), None);
         assert_eq!(object_for("cockpit", None, &id), "cockpit/i/evt_1");
     }
 

@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use crate::feed::{EntityCursor, FeedQuery, QueryError};
 use crate::hex::nibble;
 
 /// Every route: `(method, path template)`, in the order the README lists them.
@@ -14,11 +15,14 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/openapi.json"),
     ("POST", "/webhooks/{source}"),
     ("GET", "/entities/{source}/{entity}"),
+    ("GET", "/sources/{source}/events"),
+    ("GET", "/sources/{source}/dead"),
     ("GET", "/events/{source}/{event_id}"),
     ("POST", "/admin/outbox/{source}/{entity}/retry"),
     ("POST", "/admin/replay/{source}/{event_id}"),
     ("POST", "/v1/messages"),
     ("GET", "/v1/messages/status"),
+    ("GET", "/inspect"),
 ];
 
 /// One operation, with its path parameters decoded.
@@ -33,13 +37,30 @@ pub enum Route {
         /// The configured source name.
         source: String,
     },
-    /// `GET /entities/{source}/{entity}`: an entity's state, events and outbox.
+    /// `GET /entities/{source}/{entity}?before=CURSOR`: an entity's state, and a page of
+    /// its events and outbox rows.
     Entity {
         /// The source name.
         source: String,
         /// The entity key.
         entity: String,
+        /// Where the page starts; `None`: the newest.
+        before: Option<EntityCursor>,
     },
+    /// `GET /sources/{source}/events?limit&before&outcome&type`: the source's feed.
+    Feed {
+        /// The source name.
+        source: String,
+        /// The page asked for.
+        query: FeedQuery,
+    },
+    /// `GET /sources/{source}/dead`: dead letters across the source's entities.
+    Dead {
+        /// The source name.
+        source: String,
+    },
+    /// `GET /inspect`: the inspector page.
+    Inspect,
     /// `GET /events/{source}/{event_id}?entity=E`: one stored event.
     Event {
         /// The source name.
@@ -84,6 +105,8 @@ pub enum RouteError {
     },
     /// A `%`-escape in the path or query is malformed, or decodes to invalid UTF-8.
     BadEscape,
+    /// A query parameter is invalid (a cursor, a limit, a filter); it says which.
+    BadQuery(QueryError),
 }
 
 impl fmt::Display for RouteError {
@@ -92,6 +115,7 @@ impl fmt::Display for RouteError {
             RouteError::NotFound => f.write_str("no such route"),
             RouteError::MethodNotAllowed { allow } => write!(f, "this path accepts {allow} only"),
             RouteError::BadEscape => f.write_str("the path or query has a malformed %-escape"),
+            RouteError::BadQuery(e) => e.fmt(f),
         }
     }
 }
@@ -121,8 +145,26 @@ impl Route {
                 Route::Entity {
                     source: (*source).into(),
                     entity: (*entity).into(),
+                    before: match query_param(query, "before").transpose()? {
+                        Some(c) => Some(EntityCursor::decode(&c).map_err(RouteError::BadQuery)?),
+                        None => None,
+                    },
                 },
             ),
+            ["sources", source, "events"] => (
+                "GET",
+                Route::Feed {
+                    source: (*source).into(),
+                    query: FeedQuery::parse(query).map_err(RouteError::BadQuery)?,
+                },
+            ),
+            ["sources", source, "dead"] => (
+                "GET",
+                Route::Dead {
+                    source: (*source).into(),
+                },
+            ),
+            ["inspect"] => ("GET", Route::Inspect),
             ["events", source, event_id] => (
                 "GET",
                 Route::Event {

@@ -11,3 +11,8 @@ pub fn now() -> UnixSeconds {
 pub fn now_ceil() -> UnixSeconds {
     UnixSeconds(worker::Date::now().as_millis().div_ceil(1000) as i64)
 }
+
+/// Now, in unix milliseconds, for durations.
+pub fn millis() -> u64 {
+    worker::Date::now().as_millis()
+}

@@ -6,8 +6,10 @@
 //! event can never both pass the check, and a crash leaves all or nothing.
 
 use hookonce_core::{
-    decide, outbox_target, release, signature_headers, AttemptResult, Decision, Delivery, Event,
-    EventId, Headers, Plan, Retention, UnixSeconds,
+    decide, decision_log, entity_of, outbox_target, release, signature_headers, source_of,
+    AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event, EventId,
+    FeedOutcome, Headers, Note, OutboxStatus, Plan, Retention, UnixSeconds, ENTITY_EVENTS,
+    ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -17,7 +19,7 @@ use crate::internal::{Op, SOURCE_HEADER};
 use crate::problem::{self, json_response};
 use crate::send::{self, Outgoing};
 use crate::sources::{self, Loaded, Source};
-use crate::{clock, http, outbox, sql};
+use crate::{clock, http, logs, notes, outbox, sql};
 
 #[durable_object]
 pub struct EntityObject {
@@ -41,13 +43,19 @@ impl DurableObject for EntityObject {
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
         match op {
             Op::Ingest => self.ingest(req).await,
-            Op::Entity => self.entity(),
+            Op::Entity(before) => match before.as_deref().map(EntityCursor::decode).transpose() {
+                Ok(before) => self.entity(before.as_ref()),
+                Err(e) => problem::BAD_REQUEST.respond(e),
+            },
             Op::Event(raw) => match id(&raw) {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             Op::RetryDead => {
                 let requeued = outbox::requeue_dead(&self.state).await?;
+                if requeued > 0 {
+                    self.note_requeued();
+                }
                 json_response(200, &json!({ "requeued": requeued }), "application/json")
             }
             Op::Replay(raw) => match id(&raw) {
@@ -58,13 +66,18 @@ impl DurableObject for EntityObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
+        let started = clock::now();
         let config = outbox::on_alarm(&self.state, &self.env).await?;
         if let Some(Ok(loaded)) = config.as_deref() {
+            self.note_dead_since(loaded, started)?;
             outbox::prune(&self.state, loaded).await?;
         }
         Response::ok("done")
     }
 }
+
+/// Larger than any time or row number, and exact as a JavaScript number.
+const SAFE_MAX: i64 = (1 << 53) - 1;
 
 /// What one pass through read → decide → write came to.
 struct Handled {
@@ -100,6 +113,7 @@ impl EntityObject {
         body: &[u8],
     ) -> Result<Response> {
         let now = clock::now();
+        let started = clock::millis();
         // The Worker verified this already; the object does not trust its caller.
         let verified = match source.verifier.verify(headers, body, now) {
             Ok(v) => v,
@@ -124,11 +138,13 @@ impl EntityObject {
             outbox::ensure_alarm(&self.state, now.plus(outbox::PRUNE_EVERY)).await?;
         }
         let Some(until) = handled.claim else {
+            self.report(loaded, source, &event, &handled, now, started);
             return respond(source, &event, &handled);
         };
         match self.forward_now(loaded, source, &event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
+                self.report(loaded, source, &event, &handled, now, started);
                 respond(source, &event, &handled)
             }
             other => {
@@ -171,6 +187,100 @@ impl EntityObject {
         })
     }
 
+    /// Logs the decision and notes it in the source's feed, after the answer (the
+    /// object's `waitUntil`): a feed that fails or is slow changes nothing here.
+    fn report(
+        &self,
+        loaded: &Loaded,
+        source: &Source,
+        event: &Event,
+        handled: &Handled,
+        received: UnixSeconds,
+        started_ms: u64,
+    ) {
+        let name = &source.config.name;
+        let entity = event.entity().map(|e| e.as_str());
+        logs::emit(
+            loaded.log,
+            decision_log(&DecisionLog {
+                source: name,
+                event_id: event.id().as_str(),
+                event_type: event.kind().as_str(),
+                entity,
+                outcome: handled.label,
+                rows_written: handled.rows_written,
+                duration_ms: clock::millis().saturating_sub(started_ms),
+            }),
+        );
+        let Some(outcome) = FeedOutcome::of_decision(handled.label) else {
+            return;
+        };
+        let note = Note::Delivery {
+            event_id: event.id().as_str().to_owned(),
+            event_type: event.kind().as_str().to_owned(),
+            entity: entity.map(str::to_owned),
+            outcome,
+            rows_written: u32::try_from(handled.rows_written).unwrap_or(u32::MAX),
+            received_at: received.0,
+        };
+        self.note(name.clone(), note, loaded.log);
+    }
+
+    fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
+        self.state
+            .wait_until(notes::post(self.env.clone(), source, note, log));
+    }
+
+    /// The entity's dead letters were requeued: the feed's dead-letter list forgets them.
+    fn note_requeued(&self) {
+        let name = self.state.id().name().unwrap_or_default();
+        let (Some(source), Some(entity)) = (source_of(&name), entity_of(&name)) else {
+            return;
+        };
+        let loaded = sources::load(&self.env);
+        let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
+        let note = Note::Requeued {
+            entity: entity.to_owned(),
+        };
+        self.note(source.to_owned(), note, log);
+    }
+
+    /// Notes the rows that died since `since` in the source's dead-letter list.
+    fn note_dead_since(&self, loaded: &Loaded, since: UnixSeconds) -> Result<()> {
+        #[derive(Deserialize)]
+        struct Row {
+            event_id: String,
+            attempts: i64,
+            last_result: Option<String>,
+            done_at: i64,
+        }
+        let name = self.state.id().name().unwrap_or_default();
+        let Some(source) = source_of(&name) else {
+            return Ok(());
+        };
+        let rows: Vec<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT event_id, attempts, last_result, done_at FROM outbox
+                 WHERE status = ? AND done_at >= ?",
+                vec![sql::text(OutboxStatus::Dead.as_str()), sql::int(since.0)],
+            )?
+            .to_array()?;
+        for r in rows {
+            let note = Note::Dead(DeadLetter {
+                entity: entity_of(&name).map(str::to_owned),
+                event_id: r.event_id,
+                attempts: u32::try_from(r.attempts).unwrap_or_default(),
+                last_result: r.last_result.unwrap_or_default(),
+                at: r.done_at,
+            });
+            self.note(source.to_owned(), note, loaded.log);
+        }
+        Ok(())
+    }
+
     /// Synchronous mode: one call to the destination while the provider waits.
     async fn forward_now(
         &self,
@@ -201,7 +311,9 @@ impl EntityObject {
         })
     }
 
-    fn entity(&self) -> Result<Response> {
+    /// The entity's state and ledger, and one page of its events and outbox rows, newest
+    /// first, before `before` (core's `EntityCursor`); `cursor` in the answer pages on.
+    fn entity(&self, before: Option<&EntityCursor>) -> Result<Response> {
         let sql = self.state.storage().sql();
         #[derive(Deserialize)]
         struct EntityRow {
@@ -217,6 +329,12 @@ impl EntityObject {
         struct Totals {
             total: String,
             entries: i64,
+        }
+        #[derive(Deserialize)]
+        struct LedgerRow {
+            event_id: String,
+            amount: i64,
+            recorded_at: i64,
         }
         #[derive(Deserialize)]
         struct EventRow {
@@ -249,23 +367,59 @@ impl EntityObject {
                 None,
             )?
             .one()?;
-        let events: Vec<EventRow> = sql
+        let ledger: Vec<LedgerRow> = sql
             .exec(
-                "SELECT event_id, event_type, outcome, processed_at FROM events
-                 ORDER BY processed_at DESC, event_id DESC LIMIT 20",
-                None,
+                "SELECT event_id, amount, recorded_at FROM ledger
+                 ORDER BY recorded_at DESC, event_id DESC LIMIT ?",
+                vec![sql::int(i64::from(ENTITY_EVENTS))],
             )?
             .to_array()?;
-        let outbox: Vec<OutboxRow> = sql
-            .exec(
-                "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at
-                 FROM outbox ORDER BY seq DESC LIMIT 50",
-                None,
-            )?
-            .to_array()?;
-        if entity.is_none() && events.is_empty() {
+        // A list the cursor marks as exhausted is not read again.
+        let (events_from, outbox_from) = match before {
+            // The first page: above every time and seq (a JavaScript-safe integer).
+            None => (Some((SAFE_MAX, String::new())), Some(SAFE_MAX)),
+            Some(c) => (c.events.clone(), c.outbox),
+        };
+        let mut events: Vec<EventRow> = match &events_from {
+            None => Vec::new(),
+            Some((at, id)) => sql
+                .exec(
+                    "SELECT event_id, event_type, outcome, processed_at FROM events
+                     WHERE processed_at < ? OR (processed_at = ? AND event_id < ?)
+                     ORDER BY processed_at DESC, event_id DESC LIMIT ?",
+                    vec![
+                        sql::int(*at),
+                        sql::int(*at),
+                        sql::text(id),
+                        sql::int(i64::from(ENTITY_EVENTS) + 1),
+                    ],
+                )?
+                .to_array()?,
+        };
+        let mut outbox: Vec<OutboxRow> = match outbox_from {
+            None => Vec::new(),
+            Some(seq) => sql
+                .exec(
+                    "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at
+                     FROM outbox WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+                    vec![sql::int(seq), sql::int(i64::from(ENTITY_OUTBOX) + 1)],
+                )?
+                .to_array()?,
+        };
+        if before.is_none() && entity.is_none() && events.is_empty() {
             return problem::NOT_FOUND.respond("no events for this entity");
         }
+        let more_events = events.len() > ENTITY_EVENTS as usize;
+        events.truncate(ENTITY_EVENTS as usize);
+        let more_outbox = outbox.len() > ENTITY_OUTBOX as usize;
+        outbox.truncate(ENTITY_OUTBOX as usize);
+        let cursor = EntityCursor::after(
+            events
+                .last()
+                .filter(|_| more_events)
+                .map(|e| (e.processed_at, e.event_id.as_str())),
+            outbox.last().filter(|_| more_outbox).map(|o| o.seq),
+        );
         let total: i64 = totals
             .total
             .parse()
@@ -281,7 +435,15 @@ impl EntityObject {
                 "event_id": e.version_event,
             })),
             "updated_at": entity.as_ref().map(|e| e.updated_at),
-            "ledger": { "total": total, "entries": totals.entries },
+            "ledger": {
+                "total": total,
+                "entries": totals.entries,
+                "recent": ledger.iter().map(|l| json!({
+                    "event_id": l.event_id,
+                    "amount": l.amount,
+                    "recorded_at": l.recorded_at,
+                })).collect::<Vec<_>>(),
+            },
             "events": events.iter().map(|e| json!({
                 "event_id": e.event_id,
                 "type": e.event_type,
@@ -297,6 +459,7 @@ impl EntityObject {
                 "last_result": o.last_result,
                 "done_at": o.done_at,
             })).collect::<Vec<_>>(),
+            "cursor": cursor.map(|c| c.encode()),
         });
         json_response(200, &body, "application/json")
     }

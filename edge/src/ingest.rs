@@ -1,38 +1,63 @@
 //! The Worker's side of `POST /webhooks/{source}`: steps 2 and 3 (verify, parse) at the
 //! edge, so a bad delivery is refused without waking any Durable Object; then the raw
 //! delivery goes to the entity's object, which trusts no caller and checks again.
+//!
+//! A refused delivery is logged with its reason and, sampled, noted in the source's feed
+//! after the answer is made (`ctx.wait_until`); never with its body or signature.
 
-use hookonce_core::{challenge, object_for, Event};
-use worker::{Env, Request, Response, Result};
+use hookonce_core::{challenge, object_for, rejected_log, Event};
+use worker::{Context, Env, Request, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, SOURCE_HEADER};
-use crate::{clock, http, problem, sources};
+use crate::problem::Kind;
+use crate::sources::Loaded;
+use crate::{clock, http, logs, notes, problem, sources};
 
-pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response> {
+/// Answers `kind` with `detail`, and logs and notes the refusal.
+fn reject(
+    ctx: &Context,
+    env: &Env,
+    loaded: &Loaded,
+    name: &str,
+    kind: Kind,
+    detail: impl std::fmt::Display,
+) -> Result<Response> {
+    let detail = detail.to_string();
+    logs::emit(loaded.log, rejected_log(name, kind.status, &detail));
+    let per_minute = loaded.feed.for_source(name).rejected_per_minute;
+    if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
+        ctx.wait_until(notes::post(env.clone(), name.to_owned(), note, loaded.log));
+    }
+    kind.respond(detail)
+}
+
+pub async fn receive(mut req: Request, env: &Env, ctx: &Context, name: &str) -> Result<Response> {
     let config = sources::load(env);
-    let (_, source) = match sources::lookup(&config, name) {
+    let (loaded, source) = match sources::lookup(&config, name) {
         Ok(found) => found,
         Err(problem) => return problem,
     };
+    let reject = |kind, detail| reject(ctx, env, loaded, name, kind, detail);
     let limit = source.config.max_body;
     let declared = req
         .headers()
         .get("content-length")?
         .and_then(|v| v.trim().parse::<u64>().ok());
+    let too_large = format!("the limit for {name} is {limit} bytes");
     if declared.is_some_and(|n| n > limit as u64) {
-        return problem::TOO_LARGE.respond(format!("the limit for {name} is {limit} bytes"));
+        return reject(problem::TOO_LARGE, too_large);
     }
     let body = match http::body(&mut req).await {
         Ok(body) => body,
         Err(problem) => return problem,
     };
     if body.len() > limit {
-        return problem::TOO_LARGE.respond(format!("the limit for {name} is {limit} bytes"));
+        return reject(problem::TOO_LARGE, too_large);
     }
     let headers = http::headers(&req, &source.config.headers_read());
     let verified = match source.verifier.verify(&headers, &body, clock::now()) {
         Ok(v) => v,
-        Err(e) => return problem::BAD_SIGNATURE.respond(e),
+        Err(e) => return reject(problem::BAD_SIGNATURE, e.to_string()),
     };
     if let Some(challenge) = challenge(&verified) {
         // Slack's url_verification handshake: answered here, never an event.
@@ -44,7 +69,7 @@ pub async fn receive(mut req: Request, env: &Env, name: &str) -> Result<Response
     }
     let event = match Event::parse(&verified, &headers, &source.config.shape) {
         Ok(e) => e,
-        Err(e) => return problem::BAD_EVENT.respond(e),
+        Err(e) => return reject(problem::BAD_EVENT, e.to_string()),
     };
     let object = object_for(name, event.entity(), event.id());
     // One copy of the provider's headers, made by the runtime, not header by header.

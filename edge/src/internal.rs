@@ -7,6 +7,8 @@ use hookonce_core::{encode_component, query_param};
 pub const ENTITY_BINDING: &str = "ENTITY";
 /// The publish keys' namespace binding.
 pub const KEYS_BINDING: &str = "KEYS";
+/// The feed objects' namespace binding (one per source).
+pub const FEED_BINDING: &str = "FEED";
 
 /// Names the source of a delivery the Worker passes on.
 pub const SOURCE_HEADER: &str = "x-hookonce-source";
@@ -25,8 +27,9 @@ pub const STATUS_URL: &str = "https://key.hookonce/status";
 pub enum Op {
     /// Run a provider's delivery through the pipeline.
     Ingest,
-    /// Read the entity: state, ledger, events and outbox.
-    Entity,
+    /// Read the entity: state, ledger, and a page of events and outbox rows (before the
+    /// cursor, as the client sent it).
+    Entity(Option<String>),
     /// Read one stored event.
     Event(String),
     /// Requeue the dead letters.
@@ -41,7 +44,8 @@ impl Op {
         let base = "https://entity.hookonce";
         match self {
             Op::Ingest => format!("{base}/ingest"),
-            Op::Entity => format!("{base}/entity"),
+            Op::Entity(None) => format!("{base}/entity"),
+            Op::Entity(Some(c)) => format!("{base}/entity?before={}", encode_component(c)),
             Op::Event(id) => format!("{base}/event?id={}", encode_component(id)),
             Op::RetryDead => format!("{base}/outbox/retry"),
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
@@ -58,10 +62,43 @@ impl Op {
         let id = || query_param(query, "id")?.ok();
         Some(match path {
             "/ingest" => Op::Ingest,
-            "/entity" => Op::Entity,
+            "/entity" => Op::Entity(query_param(query, "before").and_then(Result::ok)),
             "/event" => Op::Event(id()?),
             "/outbox/retry" => Op::RetryDead,
             "/replay" => Op::Replay(id()?),
+            _ => return None,
+        })
+    }
+}
+
+/// What a source's feed object is asked to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FeedOp {
+    /// Take a note (JSON `hookonce_core::Note`).
+    Note,
+    /// A page of the feed; the query as `FeedQuery::to_query` wrote it.
+    Events(String),
+    /// The dead letters.
+    Dead,
+}
+
+impl FeedOp {
+    /// The internal URL that carries this operation.
+    pub fn url(&self) -> String {
+        let base = "https://feed.hookonce";
+        match self {
+            FeedOp::Note => format!("{base}/note"),
+            FeedOp::Events(q) => format!("{base}/events?{q}"),
+            FeedOp::Dead => format!("{base}/dead"),
+        }
+    }
+
+    /// Reads back what [`FeedOp::url`] wrote.
+    pub fn parse(path: &str, query: &str) -> Option<FeedOp> {
+        Some(match path {
+            "/note" => FeedOp::Note,
+            "/events" => FeedOp::Events(query.to_owned()),
+            "/dead" => FeedOp::Dead,
             _ => return None,
         })
     }

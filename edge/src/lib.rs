@@ -9,16 +9,21 @@
 //! - `sql` (schema, point reads, one statement per core command), `send` (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
 //! - the Worker side: `ingest`, `api` (read and admin), `publish`;
-//! - the Durable Objects: [`EntityObject`] (one per source and entity) and [`KeyObject`]
-//!   (one per publish token and Idempotency-Key).
+//! - `logs` (structured log lines), `notes` (feed notes, off the path);
+//! - the Durable Objects: [`EntityObject`] (one per source and entity), [`KeyObject`]
+//!   (one per publish token and Idempotency-Key) and [`FeedObject`] (one per source: its
+//!   feed and dead letters).
 
 mod api;
 mod clock;
 mod entity;
+mod feed;
 mod http;
 mod ingest;
 mod internal;
 mod keys;
+mod logs;
+mod notes;
 mod outbox;
 mod problem;
 mod publish;
@@ -30,10 +35,13 @@ use hookonce_core::{Route, RouteError};
 use worker::{event, Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
+pub use feed::FeedObject;
 pub use keys::KeyObject;
 
 /// The API description, served verbatim at `GET /openapi.json`.
 const OPENAPI: &str = include_str!("../openapi.json");
+/// The inspector, served verbatim at `GET /inspect`: one HTML file, inline JS and CSS.
+const INSPECTOR: &str = include_str!("../inspect.html");
 
 #[event(start)]
 fn start() {
@@ -42,8 +50,8 @@ fn start() {
 }
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
-    match route(req, &env).await {
+async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
+    match route(req, &env, &ctx).await {
         Ok(resp) => Ok(resp),
         Err(e) => {
             worker::console_error!("hookonce: {e}");
@@ -52,7 +60,7 @@ async fn fetch(req: Request, env: Env, _ctx: Context) -> Result<Response> {
     }
 }
 
-async fn route(req: Request, env: &Env) -> Result<Response> {
+async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Response> {
     let url = req.url()?;
     let path = url.path();
     let route = match Route::parse(req.method().as_ref(), path, url.query().unwrap_or("")) {
@@ -65,7 +73,9 @@ async fn route(req: Request, env: &Env) -> Result<Response> {
                 problem::METHOD_NOT_ALLOWED.respond(format!("{path} accepts {allow} only"))?;
             return http::with_header(resp, "allow", allow);
         }
-        Err(e @ RouteError::BadEscape) => return problem::BAD_REQUEST.respond(e),
+        Err(e @ (RouteError::BadEscape | RouteError::BadQuery(_))) => {
+            return problem::BAD_REQUEST.respond(e)
+        }
     };
     match &route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
@@ -73,8 +83,22 @@ async fn route(req: Request, env: &Env) -> Result<Response> {
             let resp = Response::ok(OPENAPI)?;
             http::with_header(resp, "content-type", "application/json")
         }
-        Route::Receive { source } => ingest::receive(req, env, source).await,
+        Route::Inspect => {
+            let resp = Response::ok(INSPECTOR)?;
+            let resp = http::with_header(resp, "content-type", "text/html; charset=utf-8")?;
+            // The page holds the admin token in the tab: no framing, no third-party anything.
+            let resp = http::with_header(
+                resp,
+                "content-security-policy",
+                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+                 connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
+            )?;
+            http::with_header(resp, "referrer-policy", "no-referrer")
+        }
+        Route::Receive { source } => ingest::receive(req, env, ctx, source).await,
         Route::Entity { .. }
+        | Route::Feed { .. }
+        | Route::Dead { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&req, env, &route).await,

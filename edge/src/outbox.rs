@@ -9,14 +9,15 @@
 use std::rc::Rc;
 
 use hookonce_core::{
-    after_attempt, outbox_step, outbox_target, source_of, Seconds, Step, Transition, UnixSeconds,
+    after_attempt, attempt_log, outbox_step, outbox_target, source_of, Seconds, Step, Transition,
+    UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
 use crate::send::{self, Outgoing};
 use crate::sources::{self, Loaded};
-use crate::{clock, sql};
+use crate::{clock, logs, sql};
 
 /// How often an entity with a finite retention prunes its processed ids.
 pub const PRUNE_EVERY: Seconds = Seconds::DAY;
@@ -108,6 +109,10 @@ pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
             }
         };
         sql::transition(&sql, &transition)?;
+        logs::emit(
+            loaded.log,
+            attempt_log(&due.source, &due.event_id, &transition),
+        );
         // Durable before the next row goes out: a crash now re-sends nothing older.
         storage.sync().await?;
         if let Transition::Retry {

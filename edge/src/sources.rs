@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use hookonce_core::{
-    ConfigError, KeyPolicy, Scheme, Seconds, Secret, SourceConfig, Sources, Verifier,
+    ConfigError, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SourceConfig, Sources,
+    Verifier,
 };
 use worker::{Env, Response};
 
@@ -33,6 +34,10 @@ pub struct Loaded {
     pub publish_tokens: Vec<String>,
     /// How long publish Idempotency-Keys are kept (`HOOKONCE_KEY_TTL_SECS`, default 24 h).
     pub key_policy: KeyPolicy,
+    /// How each source's feed is bounded (`HOOKONCE_FEED`).
+    pub feed: FeedConfig,
+    /// What is logged (`HOOKONCE_LOG`: error, info or debug; default info).
+    pub log: LogLevel,
 }
 
 impl Loaded {
@@ -150,7 +155,19 @@ fn parse(env: &Env) -> Result<Loaded, String> {
             .validate()
             .map_err(|e| format!("HOOKONCE_KEY_TTL_SECS: {e}"))?;
     }
+    let feed = match env.object_var::<serde_json::Value>("HOOKONCE_FEED") {
+        Ok(v) => FeedConfig::from_json(&v).map_err(|e| e.to_string())?,
+        Err(_) if text(env, "HOOKONCE_FEED").is_none() => FeedConfig::default(),
+        Err(_) => return Err("HOOKONCE_FEED: expected an object".to_owned()),
+    };
+    let log = match text(env, "HOOKONCE_LOG") {
+        None => LogLevel::default(),
+        Some(l) => LogLevel::parse(&l)
+            .ok_or_else(|| format!("HOOKONCE_LOG: {l:?} is not one of error, info, debug"))?,
+    };
     Ok(Loaded {
+        feed,
+        log,
         key_policy,
         sources: out,
         forward_secret,

@@ -185,3 +185,32 @@ pub fn assert_problem(r: &Resp, status: u16, slug: &str) -> String {
         .unwrap_or_else(|| panic!("problem without detail: {r}"))
         .to_owned()
 }
+
+/// `GET /sources/{source}/events?{query}` with the admin token.
+pub fn feed_of(w: &Worker, source: &str, query: &str) -> Resp {
+    admin_get(w, &format!("/sources/{source}/events?{query}"))
+}
+
+/// Polls `source`'s feed (`query`) until `done(rows)`, newest first: the feed is written
+/// after the answer, so it catches up a moment later. Panics with the rows after 10 s.
+pub fn wait_feed(
+    w: &Worker,
+    source: &str,
+    query: &str,
+    mut done: impl FnMut(&[Value]) -> bool,
+) -> Vec<Value> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let r = feed_of(w, source, query);
+        assert_eq!(r.status, 200, "{r}");
+        let rows = r.json()["events"].as_array().cloned().unwrap_or_default();
+        if done(&rows) {
+            return rows;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "feed of {source} ({query}) not as expected: {rows:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -120,10 +120,12 @@ const worker :Workerd.Worker = (
     {bindings},
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
+    (name = "FEED", durableObjectNamespace = "FeedObject"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-e2e-entity", enableSql = true),
     (className = "KeyObject", uniqueKey = "hookonce-e2e-keys", enableSql = true),
+    (className = "FeedObject", uniqueKey = "hookonce-e2e-feed", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
   globalOutbound = "internet",

@@ -1,0 +1,329 @@
+//! `FeedObject`: one per source. It keeps the source's recent deliveries (the feed) and its
+//! dead letters across entities, bounded as core's `feed` module decides: every note runs
+//! read → `feed_admit` → one statement per `FeedWrite`, in one transaction.
+
+use hookonce_core::{
+    encode_component, feed_admit, feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedRow,
+    FeedState, FeedWrite, Note, RejectWindow,
+};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
+
+use crate::internal::FeedOp;
+use crate::problem::{self, json_response};
+use crate::sql::{int, text};
+use crate::{clock, sources, sql};
+
+const FEED_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS feed (
+  seq          INTEGER PRIMARY KEY,  -- from feed_admit: newer rows have larger numbers
+  received_at  INTEGER NOT NULL,
+  outcome      TEXT NOT NULL,        -- feed::FeedOutcome
+  event_id     TEXT,                 -- NULL for a rejected request
+  event_type   TEXT,
+  entity       TEXT,
+  rows_written INTEGER NOT NULL,
+  status       INTEGER,              -- a rejected request's status
+  reason       TEXT                  -- and why; never a body or a signature
+);
+CREATE TABLE IF NOT EXISTS dead (
+  entity      TEXT NOT NULL,         -- '' for an event without an entity
+  event_id    TEXT NOT NULL,
+  attempts    INTEGER NOT NULL,
+  last_result TEXT NOT NULL,
+  at          INTEGER NOT NULL,
+  PRIMARY KEY (entity, event_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS reject_window (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  minute     INTEGER NOT NULL,
+  recorded   INTEGER NOT NULL,
+  suppressed INTEGER NOT NULL
+);
+";
+
+#[durable_object]
+pub struct FeedObject {
+    state: State,
+    env: Env,
+}
+
+impl DurableObject for FeedObject {
+    fn new(state: State, env: Env) -> Self {
+        sql::create(&state, &[FEED_SCHEMA]);
+        Self { state, env }
+    }
+
+    async fn fetch(&self, mut req: Request) -> Result<Response> {
+        let url = req.url()?;
+        let Some(op) = FeedOp::parse(url.path(), url.query().unwrap_or("")) else {
+            return problem::NOT_FOUND.respond("no such feed operation");
+        };
+        let Some(source) = self.state.id().name() else {
+            return problem::INTERNAL.respond("a feed object is named by its source");
+        };
+        match op {
+            FeedOp::Note => {
+                let body = req.bytes().await?;
+                let Ok(note) = serde_json::from_slice::<Note>(&body) else {
+                    return problem::BAD_REQUEST.respond("not a feed note");
+                };
+                let loaded = sources::load(&self.env);
+                let policy = match &*loaded {
+                    Ok(l) => l.feed.for_source(&source),
+                    Err(e) => return problem::CONFIG.respond(e),
+                };
+                let sql = self.state.storage().sql();
+                let now = clock::now();
+                sql::transaction(&self.state, || {
+                    let state = read_state(&sql)?;
+                    for w in feed_admit(&note, &state, policy, now) {
+                        execute(&sql, &w)?;
+                    }
+                    Ok(())
+                })?;
+                Ok(Response::empty()?.with_status(204))
+            }
+            FeedOp::Events(q) => match FeedQuery::parse(&q) {
+                Ok(q) => self.events(&source, &q),
+                Err(e) => problem::BAD_REQUEST.respond(e),
+            },
+            FeedOp::Dead => self.dead(&source),
+        }
+    }
+}
+
+fn opt_text(s: Option<&str>) -> worker::SqlStorageValue {
+    s.map_or(worker::SqlStorageValue::Null, text)
+}
+
+fn read_state(sql: &SqlStorage) -> Result<FeedState> {
+    #[derive(Deserialize)]
+    struct Row {
+        last_seq: i64,
+        minute: Option<i64>,
+        recorded: Option<i64>,
+        suppressed: Option<i64>,
+    }
+    let r: Row = sql
+        .exec(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) FROM feed) AS last_seq,
+                    w.minute, w.recorded, w.suppressed
+             FROM (SELECT 1) LEFT JOIN reject_window w ON w.id = 1",
+            None,
+        )?
+        .one()?;
+    Ok(FeedState {
+        last_seq: r.last_seq,
+        window: RejectWindow {
+            minute: r.minute.unwrap_or_default(),
+            recorded: u32::try_from(r.recorded.unwrap_or_default()).unwrap_or(u32::MAX),
+            suppressed: u64::try_from(r.suppressed.unwrap_or_default()).unwrap_or_default(),
+        },
+    })
+}
+
+/// One statement per write.
+fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
+    match w {
+        FeedWrite::Insert(r) => sql.exec(
+            "INSERT INTO feed (seq, received_at, outcome, event_id, event_type, entity,
+               rows_written, status, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            vec![
+                int(r.seq),
+                int(r.received_at),
+                text(r.outcome.as_str()),
+                opt_text(r.event_id.as_deref()),
+                opt_text(r.event_type.as_deref()),
+                opt_text(r.entity.as_deref()),
+                int(i64::from(r.rows_written)),
+                r.status
+                    .map_or(worker::SqlStorageValue::Null, |s| int(i64::from(s))),
+                opt_text(r.reason.as_deref()),
+            ],
+        )?,
+        FeedWrite::Window(w) => sql.exec(
+            "INSERT INTO reject_window (id, minute, recorded, suppressed) VALUES (1, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET minute = excluded.minute,
+               recorded = excluded.recorded, suppressed = excluded.suppressed",
+            vec![
+                int(w.minute),
+                int(i64::from(w.recorded)),
+                int(i64::try_from(w.suppressed).unwrap_or(i64::MAX)),
+            ],
+        )?,
+        FeedWrite::Prune { through, before } => sql.exec(
+            "DELETE FROM feed WHERE seq <= ? OR received_at < ?",
+            vec![int(*through), int(before.map_or(i64::MIN, |b| b.0))],
+        )?,
+        FeedWrite::PruneDead { keep } => sql.exec(
+            "DELETE FROM dead WHERE (entity, event_id) NOT IN
+               (SELECT entity, event_id FROM dead ORDER BY at DESC LIMIT ?)",
+            vec![int(i64::from(*keep))],
+        )?,
+        FeedWrite::Dead(d) => sql.exec(
+            "INSERT OR REPLACE INTO dead (entity, event_id, attempts, last_result, at)
+             VALUES (?, ?, ?, ?, ?)",
+            vec![
+                text(d.entity.as_deref().unwrap_or_default()),
+                text(&d.event_id),
+                int(i64::from(d.attempts)),
+                text(&d.last_result),
+                int(d.at),
+            ],
+        )?,
+        FeedWrite::Requeued { entity } => {
+            sql.exec("DELETE FROM dead WHERE entity = ?", vec![text(entity)])?
+        }
+    };
+    Ok(())
+}
+
+/// The read API path of an entity.
+fn entity_path(source: &str, entity: &str) -> String {
+    format!(
+        "/entities/{}/{}",
+        encode_component(source),
+        encode_component(entity)
+    )
+}
+
+impl FeedObject {
+    fn events(&self, source: &str, q: &FeedQuery) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            seq: i64,
+            received_at: i64,
+            outcome: String,
+            event_id: Option<String>,
+            event_type: Option<String>,
+            entity: Option<String>,
+            rows_written: i64,
+            status: Option<i64>,
+            reason: Option<String>,
+        }
+        let before = q.before.map_or(worker::SqlStorageValue::Null, int);
+        let outcome = opt_text(q.outcome.map(FeedOutcome::as_str));
+        let kind = opt_text(q.kind.as_deref());
+        let rows: Vec<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT seq, received_at, outcome, event_id, event_type, entity, rows_written,
+                        status, reason
+                 FROM feed
+                 WHERE (? IS NULL OR seq < ?) AND (? IS NULL OR outcome = ?)
+                   AND (? IS NULL OR event_type = ?)
+                 ORDER BY seq DESC LIMIT ?",
+                vec![
+                    before.clone(),
+                    before,
+                    outcome.clone(),
+                    outcome,
+                    kind.clone(),
+                    kind,
+                    int(i64::from(q.limit) + 1),
+                ],
+            )?
+            .to_array()?;
+        let returned = rows.len();
+        let shown: Vec<FeedRow> = rows
+            .into_iter()
+            .take(q.limit as usize)
+            .filter_map(|r| {
+                Some(FeedRow {
+                    seq: r.seq,
+                    received_at: r.received_at,
+                    outcome: FeedOutcome::parse(&r.outcome)?,
+                    event_id: r.event_id,
+                    event_type: r.event_type,
+                    entity: r.entity,
+                    rows_written: u32::try_from(r.rows_written).unwrap_or_default(),
+                    status: r.status.and_then(|s| u16::try_from(s).ok()),
+                    reason: r.reason,
+                })
+            })
+            .collect();
+        let cursor = next_cursor(returned, q.limit, shown.last().map(|r| r.seq));
+        let suppressed = read_state(&self.state.storage().sql())?.window.suppressed;
+        let events: Vec<Value> = shown
+            .iter()
+            .map(|r| {
+                let mut row = json!({
+                    "cursor": feed_cursor(r.seq),
+                    "event_id": r.event_id,
+                    "type": r.event_type,
+                    "entity": r.entity,
+                    "outcome": r.outcome.as_str(),
+                    "rows_written": r.rows_written,
+                    "received_at": r.received_at,
+                });
+                if let Some(e) = &r.entity {
+                    row["entity_url"] = json!(entity_path(source, e));
+                }
+                if r.outcome == FeedOutcome::Rejected {
+                    row["status"] = json!(r.status);
+                    row["reason"] = json!(r.reason);
+                }
+                row
+            })
+            .collect();
+        json_response(
+            200,
+            &json!({
+                "source": source,
+                "events": events,
+                "cursor": cursor,
+                "rejected_not_recorded": suppressed,
+            }),
+            "application/json",
+        )
+    }
+
+    fn dead(&self, source: &str) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            entity: String,
+            event_id: String,
+            attempts: i64,
+            last_result: String,
+            at: i64,
+        }
+        let rows: Vec<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT entity, event_id, attempts, last_result, at FROM dead
+                 ORDER BY at DESC, entity, event_id LIMIT 500",
+                None,
+            )?
+            .to_array()?;
+        let dead: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let has_entity = !r.entity.is_empty();
+                json!({
+                    "entity": has_entity.then_some(&r.entity),
+                    "event_id": r.event_id,
+                    "attempts": r.attempts,
+                    "last_result": r.last_result,
+                    "dead_at": r.at,
+                    "entity_url": has_entity.then(|| entity_path(source, &r.entity)),
+                    "retry_url": has_entity.then(|| format!(
+                        "/admin/outbox/{}/{}/retry",
+                        encode_component(source),
+                        encode_component(&r.entity)
+                    )),
+                })
+            })
+            .collect();
+        json_response(
+            200,
+            &json!({ "source": source, "dead": dead }),
+            "application/json",
+        )
+    }
+}
