@@ -343,16 +343,6 @@ impl EntityObject {
             outcome: String,
             processed_at: i64,
         }
-        #[derive(Deserialize)]
-        struct OutboxRow {
-            seq: i64,
-            event_id: String,
-            status: String,
-            attempts: i64,
-            next_attempt_at: i64,
-            last_result: Option<String>,
-            done_at: Option<i64>,
-        }
         let entity: Option<EntityRow> = sql
             .exec(
                 "SELECT state, version_secs, version_nanos, version_event, updated_at FROM entity WHERE id = 1",
@@ -396,12 +386,14 @@ impl EntityObject {
                 )?
                 .to_array()?,
         };
-        let mut outbox: Vec<OutboxRow> = match outbox_from {
+        let mut outbox: Vec<sql::OutboxRow> = match outbox_from {
             None => Vec::new(),
             Some(seq) => sql
                 .exec(
-                    "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at
-                     FROM outbox WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+                    &format!(
+                        "{} WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+                        sql::OUTBOX_ROWS
+                    ),
                     vec![sql::int(seq), sql::int(i64::from(ENTITY_OUTBOX) + 1)],
                 )?
                 .to_array()?,

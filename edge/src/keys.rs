@@ -215,22 +215,12 @@ impl KeyObject {
 
     /// `GET /v1/messages/status`: the delivery of this key's message.
     fn status(&self) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            event_id: String,
-            status: String,
-            attempts: i64,
-            next_attempt_at: i64,
-            last_result: Option<String>,
-            done_at: Option<i64>,
-        }
-        let row: Option<Row> = self
+        let row: Option<sql::OutboxRow> = self
             .state
             .storage()
             .sql()
             .exec(
-                "SELECT event_id, status, attempts, next_attempt_at, last_result, done_at
-                 FROM outbox ORDER BY seq DESC LIMIT 1",
+                &format!("{} ORDER BY seq DESC LIMIT 1", sql::OUTBOX_ROWS),
                 None,
             )?
             .to_array()?

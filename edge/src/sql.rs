@@ -353,6 +353,22 @@ pub fn enqueue(
         .rows_written())
 }
 
+/// The columns the read APIs show of an outbox row; append a `WHERE`/`ORDER BY`.
+pub const OUTBOX_ROWS: &str =
+    "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at FROM outbox";
+
+/// One outbox row as the read APIs show it ([`OUTBOX_ROWS`]).
+#[derive(Deserialize)]
+pub struct OutboxRow {
+    pub seq: i64,
+    pub event_id: String,
+    pub status: String,
+    pub attempts: i64,
+    pub next_attempt_at: i64,
+    pub last_result: Option<String>,
+    pub done_at: Option<i64>,
+}
+
 /// The head of the outbox: its first pending row, with what sending it needs.
 pub struct Due {
     pub head: Head,
