@@ -414,6 +414,32 @@ pub fn admit(
     writes
 }
 
+/// What the feed store writes for `notes`, taken in order as if one at a time: each note
+/// sees the sequence number and rejected-request window the ones before it left.
+pub fn admit_batch(
+    notes: &[Note],
+    state: &FeedState,
+    policy: FeedPolicy,
+    now: UnixSeconds,
+) -> Vec<FeedWrite> {
+    let mut state = *state;
+    let mut writes = Vec::new();
+    for note in notes {
+        for w in admit(note, &state, policy, now) {
+            match &w {
+                FeedWrite::Insert(row) => state.last_seq = row.seq,
+                FeedWrite::Window(window) => state.window = *window,
+                FeedWrite::Prune { .. }
+                | FeedWrite::PruneDead { .. }
+                | FeedWrite::Dead(_)
+                | FeedWrite::Requeued { .. } => {}
+            }
+            writes.push(w);
+        }
+    }
+    writes
+}
+
 /// Why a feed or entity request's query is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum QueryError {
@@ -648,6 +674,51 @@ mod tests {
             }
         }
         (rows, state)
+    }
+
+    #[test]
+    fn a_batch_writes_what_its_notes_write_one_at_a_time() {
+        let policy = FeedPolicy {
+            keep: 20,
+            rejected_per_minute: 3,
+            ..FeedPolicy::default()
+        };
+        // Deliveries and rejections, enough of both to cross a prune and the sample limit.
+        let notes: Vec<Note> = (0..300)
+            .map(|n| {
+                if n % 4 == 0 {
+                    rejected(NOW.0)
+                } else {
+                    delivery(n)
+                }
+            })
+            .collect();
+        let start = FeedState {
+            last_seq: 7,
+            ..FeedState::default()
+        };
+        let mut state = start;
+        let mut one_at_a_time = Vec::new();
+        for note in &notes {
+            let writes = admit(note, &state, policy, NOW);
+            for w in &writes {
+                match w {
+                    FeedWrite::Insert(r) => state.last_seq = r.seq,
+                    FeedWrite::Window(win) => state.window = *win,
+                    _ => {}
+                }
+            }
+            one_at_a_time.extend(writes);
+        }
+        let batch = admit_batch(&notes, &start, policy, NOW);
+        assert_eq!(batch, one_at_a_time);
+        let inserted = batch
+            .iter()
+            .filter(|w| matches!(w, FeedWrite::Insert(_)))
+            .count();
+        // 225 deliveries, and 3 of the 75 rejections (one minute's sample).
+        assert_eq!(inserted, 225 + 3);
+        assert!(batch.iter().any(|w| matches!(w, FeedWrite::Prune { .. })));
     }
 
     #[test]

@@ -130,10 +130,10 @@ pub use publish::{
 
 // The source-wide feed and structured logs.
 pub use feed::{
-    admit as feed_admit, feed_cursor, next_cursor, DeadLetter, EntityCursor, FeedConfig,
-    FeedOutcome, FeedPolicy, FeedQuery, FeedRow, FeedState, FeedWrite, Note, QueryError,
-    RejectWindow, DEFAULT_KEEP as FEED_DEFAULT_KEEP, DEFAULT_LIMIT as FEED_DEFAULT_LIMIT,
-    DEFAULT_MAX_AGE as FEED_DEFAULT_MAX_AGE,
+    admit as feed_admit, admit_batch as feed_admit_batch, feed_cursor, next_cursor, DeadLetter,
+    EntityCursor, FeedConfig, FeedOutcome, FeedPolicy, FeedQuery, FeedRow, FeedState, FeedWrite,
+    Note, QueryError, RejectWindow, DEFAULT_KEEP as FEED_DEFAULT_KEEP,
+    DEFAULT_LIMIT as FEED_DEFAULT_LIMIT, DEFAULT_MAX_AGE as FEED_DEFAULT_MAX_AGE,
     DEFAULT_REJECTED_PER_MINUTE as FEED_DEFAULT_REJECTED_PER_MINUTE, ENTITY_EVENTS, ENTITY_OUTBOX,
     MAX_KEEP as FEED_MAX_KEEP, MAX_LIMIT as FEED_MAX_LIMIT, MAX_REASON as FEED_MAX_REASON,
     PRUNE_EVERY as FEED_PRUNE_EVERY,

@@ -1,9 +1,9 @@
 //! `FeedObject`: one per source. It keeps the source's recent deliveries (the feed) and its
-//! dead letters across entities, bounded as core's `feed` module decides: every note runs
-//! read → `feed_admit` → one statement per `FeedWrite`, in one transaction.
+//! dead letters across entities, bounded as core's `feed` module decides: every batch of notes
+//! runs read → `feed_admit_batch` → one statement per `FeedWrite`, in one transaction.
 
 use hookonce_core::{
-    encode_component, feed_admit, feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedRow,
+    encode_component, feed_admit_batch, feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedRow,
     FeedState, FeedWrite, Note, RejectWindow,
 };
 use serde::Deserialize;
@@ -64,10 +64,10 @@ impl DurableObject for FeedObject {
             return problem::INTERNAL.respond("a feed object is named by its source");
         };
         match op {
-            FeedOp::Note => {
+            FeedOp::Notes => {
                 let body = req.bytes().await?;
-                let Ok(note) = serde_json::from_slice::<Note>(&body) else {
-                    return problem::BAD_REQUEST.respond("not a feed note");
+                let Ok(notes) = serde_json::from_slice::<Vec<Note>>(&body) else {
+                    return problem::BAD_REQUEST.respond("not a list of feed notes");
                 };
                 let loaded = sources::load(&self.env);
                 let policy = match &*loaded {
@@ -78,7 +78,7 @@ impl DurableObject for FeedObject {
                 let now = clock::now();
                 sql::transaction(&self.state, || {
                     let state = read_state(&sql)?;
-                    for w in feed_admit(&note, &state, policy, now) {
+                    for w in feed_admit_batch(&notes, &state, policy, now) {
                         execute(&sql, &w)?;
                     }
                     Ok(())

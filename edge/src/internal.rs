@@ -74,8 +74,8 @@ impl Op {
 /// What a source's feed object is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FeedOp {
-    /// Take a note (JSON `hookonce_core::Note`).
-    Note,
+    /// Take notes, in order (a JSON array of `hookonce_core::Note`).
+    Notes,
     /// A page of the feed; the query as `FeedQuery::to_query` wrote it.
     Events(String),
     /// The dead letters.
@@ -87,7 +87,7 @@ impl FeedOp {
     pub fn url(&self) -> String {
         let base = "https://feed.hookonce";
         match self {
-            FeedOp::Note => format!("{base}/note"),
+            FeedOp::Notes => format!("{base}/notes"),
             FeedOp::Events(q) => format!("{base}/events?{q}"),
             FeedOp::Dead => format!("{base}/dead"),
         }
@@ -96,7 +96,7 @@ impl FeedOp {
     /// Reads back what [`FeedOp::url`] wrote.
     pub fn parse(path: &str, query: &str) -> Option<FeedOp> {
         Some(match path {
-            "/note" => FeedOp::Note,
+            "/notes" => FeedOp::Notes,
             "/events" => FeedOp::Events(query.to_owned()),
             "/dead" => FeedOp::Dead,
             _ => return None,
