@@ -87,11 +87,43 @@ pub enum ForwardMode {
     Sync,
 }
 
+/// Where forwarded events go: exactly one of `url`, `service` or `queue` in the
+/// configuration. `S` is `String` as configured, `&str` in an outbox [`Target`](crate::Target).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Destination<S = String> {
+    /// An http(s) URL: one signed POST per attempt.
+    Url(S),
+    /// Another Worker, through this service binding: the same POST, through the binding.
+    Service(S),
+    /// A Cloudflare Queue, through this producer binding: one message per attempt.
+    Queue(S),
+}
+
+impl<S: AsRef<str>> Destination<S> {
+    /// The same destination, borrowed.
+    pub fn as_deref(&self) -> Destination<&str> {
+        match self {
+            Destination::Url(u) => Destination::Url(u.as_ref()),
+            Destination::Service(b) => Destination::Service(b.as_ref()),
+            Destination::Queue(b) => Destination::Queue(b.as_ref()),
+        }
+    }
+
+    /// The configuration field it was read from, for errors that name it.
+    pub fn field(&self) -> &'static str {
+        match self {
+            Destination::Url(_) => "url",
+            Destination::Service(_) => "service",
+            Destination::Queue(_) => "queue",
+        }
+    }
+}
+
 /// Forwarding to the application behind hookonce.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Forward {
-    /// Destination URL (http or https).
-    pub url: String,
+    /// Where events go.
+    pub destination: Destination,
     /// Async (outbox) or sync (lease).
     pub mode: ForwardMode,
     /// Delays between attempts, and the retry window.
@@ -503,6 +535,16 @@ fn parse_hmac(at: &str, value: &Value) -> Result<HmacSpec, ConfigError> {
     Ok(spec)
 }
 
+/// A Worker binding name, as wrangler accepts them: a JavaScript identifier without `$`.
+fn is_binding_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && name.len() <= 64
+}
+
 fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
     let map = value
         .as_object()
@@ -545,16 +587,52 @@ fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
 
 fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
     let mut r = Reader::new(at.to_owned(), value)?;
-    let url = match r.string("url")? {
-        None => return Err(ConfigError::Missing(r.path("url"))),
-        Some(u) if u.starts_with("http://") || u.starts_with("https://") => u.to_owned(),
-        Some(_) => return Err(r.invalid("url", "expected an http:// or https:// URL")),
+    let mut destination = None;
+    for (key, make) in [
+        ("url", Destination::Url as fn(String) -> Destination),
+        ("service", Destination::Service),
+        ("queue", Destination::Queue),
+    ] {
+        let Some(value) = r.string(key)? else {
+            continue;
+        };
+        if destination.is_some() {
+            return Err(r.invalid(key, "only one of url, service or queue"));
+        }
+        let valid = match key {
+            "url" => value.starts_with("http://") || value.starts_with("https://"),
+            _ => is_binding_name(value),
+        };
+        if !valid {
+            return Err(r.invalid(
+                key,
+                match key {
+                    "url" => "expected an http:// or https:// URL",
+                    _ => "expected a binding name: a letter or _, then letters, digits or _",
+                },
+            ));
+        }
+        destination = Some(make(value.to_owned()));
+    }
+    let Some(destination) = destination else {
+        return Err(ConfigError::Invalid(
+            at.to_owned(),
+            "expected one of url, service or queue",
+        ));
     };
     let mode = match r.string("mode")? {
         None | Some("async") => ForwardMode::Async,
         Some("sync") => ForwardMode::Sync,
         Some(_) => return Err(r.invalid("mode", "expected async or sync")),
     };
+    // Sync mode makes the provider's answer wait for the application's; a queue send only
+    // enqueues, so sync would add the claim's waits and 409s and promise nothing more.
+    if mode == ForwardMode::Sync && matches!(destination, Destination::Queue(_)) {
+        return Err(r.invalid(
+            "mode",
+            "sync needs an answer from the application (url or service); a queue only enqueues: use async",
+        ));
+    }
     let delays = match r.get("schedule_secs") {
         None => Schedule::default().delays().to_vec(),
         Some(Value::Array(items)) => items
@@ -588,7 +666,7 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
     }
     r.finish()?;
     Ok(Forward {
-        url,
+        destination,
         mode,
         schedule,
         timeout,
@@ -715,6 +793,60 @@ mod tests {
             SourceConfig::from_json("cockpit", &v),
             Err(ConfigError::Invalid(f, _)) if f == "cockpit.forward.lease_secs"
         ));
+    }
+
+    #[test]
+    fn a_source_forwards_to_exactly_one_url_service_or_queue() {
+        let forward = |f: Value| {
+            let mut v = cockpit();
+            v["forward"] = f;
+            SourceConfig::from_json("cockpit", &v).map(|s| s.forward.unwrap().destination)
+        };
+        assert_eq!(
+            forward(json!({"service": "APP"})),
+            Ok(Destination::Service("APP".into()))
+        );
+        assert_eq!(
+            forward(json!({"queue": "EVENTS_2"})),
+            Ok(Destination::Queue("EVENTS_2".into()))
+        );
+        assert_eq!(
+            forward(json!({"url": "https://app.example/hooks"})),
+            Ok(Destination::Url("https://app.example/hooks".into()))
+        );
+        let error = |f: Value| forward(f).unwrap_err().to_string();
+        assert_eq!(
+            error(json!({"mode": "async"})),
+            "cockpit.forward: expected one of url, service or queue"
+        );
+        assert_eq!(
+            error(json!({"url": "https://a.example/", "queue": "EVENTS"})),
+            "cockpit.forward.queue: only one of url, service or queue"
+        );
+        for bad in ["", "9lives", "my-app", "a.b", "APP "] {
+            assert!(
+                error(json!({ "service": bad }))
+                    .starts_with("cockpit.forward.service: expected a binding name"),
+                "{bad:?}"
+            );
+        }
+        assert!(
+            error(json!({ "queue": 7 })).starts_with("cockpit.forward.queue: expected a string")
+        );
+        assert!(error(json!({ "url": "ftp://x" })).starts_with("cockpit.forward.url:"));
+    }
+
+    #[test]
+    fn sync_mode_needs_an_answering_destination_not_a_queue() {
+        let mut v = cockpit();
+        v["forward"] = json!({"queue": "EVENTS", "mode": "sync"});
+        assert!(SourceConfig::from_json("cockpit", &v)
+            .unwrap_err()
+            .to_string()
+            .starts_with("cockpit.forward.mode: sync needs an answer"));
+        v["forward"] = json!({"service": "APP", "mode": "sync"});
+        let s = SourceConfig::from_json("cockpit", &v).unwrap();
+        assert_eq!(s.forward.unwrap().mode, ForwardMode::Sync);
     }
 
     #[test]

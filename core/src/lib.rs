@@ -71,6 +71,7 @@ mod custom;
 mod decide;
 mod event;
 mod feed;
+mod forward;
 mod hex;
 mod idempotency;
 mod log;
@@ -86,7 +87,7 @@ mod verify;
 
 // Configuration.
 pub use config::{
-    ConfigError, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
+    ConfigError, Destination, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
     SourceConfig, Sources, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_BODY,
 };
 pub use retention::{Retention, RetentionError, MIN_RETENTION};
@@ -112,6 +113,10 @@ pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
 pub use decide::{
     decide, release, replay_headers, Claim, Decision, Delivery, Lease, Outcome, Plan, Stored,
     Write, OTHER_EVENT_RETRY,
+};
+pub use forward::{
+    headers as forward_headers, queue_message, Outgoing, QueueMessageError, MAX_QUEUE_MESSAGE,
+    SERVICE_URL,
 };
 pub use outbox::{
     after_attempt, step as outbox_step, target as outbox_target, Head, OutboxStatus, Step, Target,

@@ -3,7 +3,8 @@
 //!
 //! The adapter delivers one entity's rows in `seq` order, head of line first:
 //! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
-//! 2. for [`Step::Send`], post the stored body to the [`Target`] and classify the answer;
+//! 2. for [`Step::Send`], send the stored body to the [`Target`] (a signed POST to a URL or
+//!    through a service binding, or a queue message) and classify what happened;
 //! 3. write what [`after_attempt`] returns, **make it durable**, and go back to 1.
 //!
 //! Because each row's result is durable before the next row is sent, a crash can only
@@ -11,7 +12,8 @@
 
 use std::fmt;
 
-use crate::config::{SourceConfig, DEFAULT_FORWARD_TIMEOUT};
+use crate::config::{Destination, SourceConfig, DEFAULT_FORWARD_TIMEOUT};
+use crate::forward::MAX_QUEUE_MESSAGE;
 use crate::retry::{AttemptResult, DeadReason, Next, Schedule};
 use crate::time::{Seconds, UnixSeconds};
 
@@ -59,8 +61,8 @@ pub struct Head {
 /// Where and how a row is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target<'a> {
-    /// The destination URL.
-    pub url: &'a str,
+    /// The destination: a URL, a service binding or a queue binding.
+    pub destination: Destination<&'a str>,
     /// What follows a failed attempt.
     pub schedule: &'a Schedule,
     /// How long one attempt may take.
@@ -79,12 +81,12 @@ pub fn target<'a>(
 ) -> Option<Target<'a>> {
     match own_destination {
         Some(url) => Some(Target {
-            url,
+            destination: Destination::Url(url),
             schedule: DEFAULT_SCHEDULE.get_or_init(Schedule::default),
             timeout: DEFAULT_FORWARD_TIMEOUT,
         }),
         None => source.and_then(|s| s.forward.as_ref()).map(|f| Target {
-            url: &f.url,
+            destination: f.destination.as_deref(),
             schedule: &f.schedule,
             timeout: f.timeout,
         }),
@@ -216,6 +218,12 @@ impl fmt::Display for AttemptResult {
             AttemptResult::Status { code, .. } => write!(f, "http {code}"),
             AttemptResult::Timeout => f.write_str("timeout"),
             AttemptResult::NetworkError => f.write_str("network error"),
+            AttemptResult::Enqueued => f.write_str("enqueued"),
+            AttemptResult::QueueError => f.write_str("queue send failed"),
+            AttemptResult::TooLarge { bytes } => write!(
+                f,
+                "queue message of {bytes} bytes (at most {MAX_QUEUE_MESSAGE})"
+            ),
         }
     }
 }
@@ -295,7 +303,7 @@ mod tests {
     #[test]
     fn a_published_message_uses_its_own_destination_and_the_default_policy() {
         let t = target(Some("https://app.example/hook"), None).unwrap();
-        assert_eq!(t.url, "https://app.example/hook");
+        assert_eq!(t.destination, Destination::Url("https://app.example/hook"));
         assert_eq!(t.schedule, &Schedule::default());
         assert_eq!(target(None, None), None);
     }

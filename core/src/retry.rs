@@ -9,7 +9,9 @@
 //! failure and is retried until the window closes; only 410 Gone stops early, as the
 //! application's explicit "never send this again". Other 4xx are retried too: a 401 or
 //! 404 from a half-finished deploy or key rotation is usually temporary, and the window
-//! bounds the cost when it is not.
+//! bounds the cost when it is not. A queue destination succeeds when the queue takes the
+//! message; a failed send is retried, and a message over the queue's size limit, which no
+//! retry can fix, is dead at once.
 
 use std::fmt;
 
@@ -91,6 +93,15 @@ pub enum AttemptResult {
     Timeout,
     /// No connection, TLS failure, reset, and the like.
     NetworkError,
+    /// A queue took the message: the destination has it.
+    Enqueued,
+    /// A queue send failed (unavailable, rate limited, ...); retried like a network error.
+    QueueError,
+    /// The message is larger than a queue accepts: it never will be sent.
+    TooLarge {
+        /// Its size in bytes.
+        bytes: usize,
+    },
 }
 
 /// Why a message was given up on.
@@ -98,6 +109,8 @@ pub enum AttemptResult {
 pub enum DeadReason {
     /// The application answered 410 Gone.
     Gone,
+    /// No attempt could ever send it (a message over the queue's size limit).
+    Unsendable,
     /// The next attempt would fall outside the retry window.
     WindowExhausted,
 }
@@ -106,6 +119,7 @@ impl fmt::Display for DeadReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             DeadReason::Gone => "application answered 410 Gone",
+            DeadReason::Unsendable => "it can never be sent",
             DeadReason::WindowExhausted => "retry window exhausted",
         })
     }
@@ -219,15 +233,18 @@ impl Schedule {
         let wait = match *result {
             AttemptResult::Status {
                 code: 200..=299, ..
-            } => return Next::Delivered,
+            }
+            | AttemptResult::Enqueued => return Next::Delivered,
+            AttemptResult::TooLarge { .. } => return Next::DeadLetter(DeadReason::Unsendable),
             AttemptResult::Status { code: 410, .. } => return Next::DeadLetter(DeadReason::Gone),
             AttemptResult::Status {
                 code: 429 | 503,
                 retry_after: Some(retry_after),
             } => retry_after.max(Seconds(1)),
-            AttemptResult::Status { .. } | AttemptResult::Timeout | AttemptResult::NetworkError => {
-                jittered(self.delay_after(attempt), jitter)
-            }
+            AttemptResult::Status { .. }
+            | AttemptResult::Timeout
+            | AttemptResult::NetworkError
+            | AttemptResult::QueueError => jittered(self.delay_after(attempt), jitter),
         };
         let at = now.plus(wait);
         if at > first_attempt_at.plus(self.window) {
@@ -300,6 +317,25 @@ mod tests {
         for code in [200, 201, 202, 204, 299] {
             assert_eq!(s.next(1, &status(code), T0, T0, NO_JITTER), Next::Delivered);
         }
+        assert_eq!(
+            s.next(1, &AttemptResult::Enqueued, T0, T0, NO_JITTER),
+            Next::Delivered
+        );
+    }
+
+    #[test]
+    fn a_message_too_large_for_a_queue_is_dead_at_once() {
+        let s = Schedule::default();
+        assert_eq!(
+            s.next(
+                1,
+                &AttemptResult::TooLarge { bytes: 200_000 },
+                T0,
+                T0,
+                NO_JITTER
+            ),
+            Next::DeadLetter(DeadReason::Unsendable)
+        );
     }
 
     #[test]
@@ -321,6 +357,7 @@ mod tests {
             status(429),
             AttemptResult::Timeout,
             AttemptResult::NetworkError,
+            AttemptResult::QueueError,
         ] {
             assert_eq!(
                 s.next(1, &result, T0, T0, NO_JITTER),

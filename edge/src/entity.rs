@@ -8,8 +8,8 @@
 use hookonce_core::{
     decide, decision_log, entity_of, outbox_target, release, signature_headers, source_of,
     AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event, EventId,
-    FeedOutcome, Headers, Note, OutboxStatus, Plan, Retention, UnixSeconds, ENTITY_EVENTS,
-    ENTITY_OUTBOX,
+    FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds,
+    ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -17,7 +17,7 @@ use worker::{durable_object, DurableObject, Env, Request, Response, Result, Stat
 
 use crate::internal::{Op, SOURCE_HEADER};
 use crate::problem::{self, json_response};
-use crate::send::{self, Outgoing};
+use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::{clock, http, logs, notes, outbox, sql};
 
@@ -297,7 +297,7 @@ impl EntityObject {
             attempt: 1,
             body,
         };
-        Some(send::post(to, secret, out).await)
+        Some(send::attempt(&self.env, to, secret, out).await)
     }
 
     /// Ends a failed call's hold on the claim, if it still has it.

@@ -9,13 +9,13 @@
 use std::rc::Rc;
 
 use hookonce_core::{
-    after_attempt, attempt_log, outbox_step, outbox_target, source_of, Seconds, Step, Transition,
-    UnixSeconds,
+    after_attempt, attempt_log, outbox_step, outbox_target, source_of, Outgoing, Seconds, Step,
+    Transition, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
-use crate::send::{self, Outgoing};
+use crate::send;
 use crate::sources::{self, Loaded};
 use crate::{clock, logs, sql};
 
@@ -70,12 +70,12 @@ pub async fn on_alarm(state: &State, env: &Env) -> worker::Result<Option<Config>
         ensure_alarm(state, clock::now().plus(Seconds::MINUTE)).await?;
         return Ok(None);
     };
-    deliver_due(state, loaded).await?;
+    deliver_due(state, env, loaded).await?;
     Ok(Some(config))
 }
 
 /// Delivers due rows in order, head of line first, until one must wait.
-pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
+pub async fn deliver_due(state: &State, env: &Env, loaded: &Loaded) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
     while let Some(due) = sql::head(&sql)? {
@@ -102,7 +102,7 @@ pub async fn deliver_due(state: &State, loaded: &Loaded) -> worker::Result<()> {
                     attempt,
                     body,
                 };
-                let result = send::post(to, secret, out).await;
+                let result = send::attempt(env, to, secret, out).await;
                 // Rounded up: a wait of n seconds from a truncated now could end up to 1 s
                 // early, before a Retry-After has run out.
                 after_attempt(&due.head, to.schedule, &result, clock::now_ceil(), jitter())

@@ -1,11 +1,16 @@
-//! Outgoing HTTP: one signed POST of a stored body to the application.
+//! Outgoing deliveries: one attempt to send a stored event to its destination, as a signed
+//! POST to a URL or through a service binding, or as a message to a queue.
 
 use hookonce_core::{
-    forwarded_key, parse_retry_after, signature_headers, AttemptResult, Secret, Target,
+    forward_headers, parse_retry_after, queue_message, AttemptResult, Destination, Outgoing,
+    Secret, Target, SERVICE_URL,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use worker::{js_sys, AbortSignal, Fetch, Headers, Method, Request, RequestInit};
+use worker::{
+    js_sys, web_sys, AbortSignal, Env, Fetch, QueueContentType, RawMessageBuilder, Request,
+    Response,
+};
 
 use crate::clock;
 
@@ -16,49 +21,78 @@ extern "C" {
     fn abort_after(ms: u32) -> JsValue;
 }
 
-/// One forwarded event, as it goes out.
-pub struct Outgoing<'a> {
-    pub source: &'a str,
-    pub event_id: &'a str,
-    pub attempt: u32,
-    pub body: &'a [u8],
+/// Sends `out` to `target`, signed with hookonce's own Standard Webhooks secret, with the
+/// event id as `Idempotency-Key` and `webhook-id`; classifies what happened. A binding the
+/// environment lacks fails the attempt (the configuration check at load makes that rare).
+pub async fn attempt(
+    env: &Env,
+    target: Target<'_>,
+    secret: &Secret,
+    out: Outgoing<'_>,
+) -> AttemptResult {
+    let headers = forward_headers(secret, &out, clock::now());
+    match target.destination {
+        Destination::Url(url) => match post(url, &headers, out.body, target) {
+            Some((req, signal)) => {
+                answer(Fetch::Request(req).send_with_signal(&signal).await, &signal)
+            }
+            None => AttemptResult::NetworkError,
+        },
+        Destination::Service(binding) => {
+            match (
+                env.service(binding),
+                post(SERVICE_URL, &headers, out.body, target),
+            ) {
+                // The request carries the signal, so the timeout holds through the binding.
+                (Ok(service), Some((req, signal))) => {
+                    answer(service.fetch_request(req).await, &signal)
+                }
+                _ => AttemptResult::NetworkError,
+            }
+        }
+        Destination::Queue(binding) => {
+            let message = match queue_message(&headers, &out) {
+                Ok(m) => m,
+                Err(e) => return e.into(),
+            };
+            let (Ok(queue), Ok(body)) = (env.queue(binding), js_sys::JSON::parse(&message)) else {
+                return AttemptResult::QueueError;
+            };
+            let message =
+                RawMessageBuilder::new(body).build_with_content_type(QueueContentType::Json);
+            match queue.send_raw(message).await {
+                Ok(()) => AttemptResult::Enqueued,
+                Err(_) => AttemptResult::QueueError,
+            }
+        }
+    }
 }
 
-/// POSTs the event to `target`, signed with hookonce's own Standard Webhooks secret, with
-/// the event id as `Idempotency-Key` and `webhook-id`; classifies the answer.
-pub async fn post(target: Target<'_>, secret: &Secret, out: Outgoing<'_>) -> AttemptResult {
-    let now = clock::now();
-    let headers = Headers::new();
-    let set = || -> worker::Result<()> {
-        headers.set("content-type", "application/json")?;
-        headers.set("idempotency-key", &forwarded_key(out.event_id))?;
-        for (name, value) in signature_headers(
-            &hookonce_core::Scheme::StandardWebhooks,
-            secret,
-            out.event_id,
-            now,
-            out.body,
-        ) {
-            headers.set(name, &value)?;
-        }
-        headers.set("hookonce-source", out.source)?;
-        headers.set("hookonce-attempt", &out.attempt.to_string())?;
-        Ok(())
-    };
-    if set().is_err() {
-        return AttemptResult::NetworkError;
-    }
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(headers)
-        .with_body(Some(js_sys::Uint8Array::from(out.body).into()));
-    let Ok(req) = Request::new_with_init(target.url, &init) else {
-        return AttemptResult::NetworkError;
-    };
+/// The signed POST, carrying a signal that aborts it after the target's timeout.
+fn post(
+    url: &str,
+    headers: &[(&str, String)],
+    body: &[u8],
+    target: Target<'_>,
+) -> Option<(Request, AbortSignal)> {
     let ms = u32::try_from(target.timeout.0.saturating_mul(1000)).unwrap_or(u32::MAX);
-    let signal =
-        AbortSignal::from(abort_after(ms).unchecked_into::<worker::web_sys::AbortSignal>());
-    match Fetch::Request(req).send_with_signal(&signal).await {
+    let signal = abort_after(ms).unchecked_into::<web_sys::AbortSignal>();
+    let h = web_sys::Headers::new().ok()?;
+    for (name, value) in headers {
+        h.set(name, value).ok()?;
+    }
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(&h);
+    init.set_body(&js_sys::Uint8Array::from(body));
+    init.set_signal(Some(&signal));
+    let req = web_sys::Request::new_with_str_and_init(url, &init).ok()?;
+    Some((Request::from(req), AbortSignal::from(signal)))
+}
+
+/// An HTTP answer's status and `Retry-After`, or why there was none.
+fn answer(sent: worker::Result<Response>, signal: &AbortSignal) -> AttemptResult {
+    match sent {
         Ok(resp) => AttemptResult::Status {
             code: resp.status_code(),
             retry_after: resp

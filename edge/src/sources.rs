@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use hookonce_core::{
-    ConfigError, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SourceConfig, Sources,
-    Verifier,
+    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret,
+    SourceConfig, Sources, Verifier,
 };
 use worker::{Env, Response};
 
@@ -137,6 +137,12 @@ fn parse(env: &Env) -> Result<Loaded, String> {
             ));
         }
     }
+    for source in out.values() {
+        if let Some(forward) = &source.config.forward {
+            binding_exists(env, forward.destination.as_deref())
+                .map_err(|e| format!("{}.forward.{e}", source.config.name))?;
+        }
+    }
     let publish_tokens = text(env, "HOOKONCE_PUBLISH_TOKENS")
         .map(|s| {
             s.split(',')
@@ -174,4 +180,31 @@ fn parse(env: &Env) -> Result<Loaded, String> {
         admin_token: text(env, "HOOKONCE_ADMIN_TOKEN"),
         publish_tokens,
     })
+}
+
+/// Whether the binding a destination names is in the environment, as the kind it must be:
+/// only the runtime knows, so a missing one fails the configuration here, at load.
+fn binding_exists(env: &Env, destination: Destination<&str>) -> Result<(), String> {
+    let (found, name, kind, table) = match destination {
+        Destination::Url(_) => return Ok(()),
+        Destination::Service(name) => (
+            env.service(name).is_ok(),
+            name,
+            "service binding",
+            "[[services]]",
+        ),
+        Destination::Queue(name) => (
+            env.queue(name).is_ok(),
+            name,
+            "queue producer binding",
+            "[[queues.producers]]",
+        ),
+    };
+    if found {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: this Worker has no {kind} named {name} ({table} in wrangler.toml)",
+        destination.field()
+    ))
 }

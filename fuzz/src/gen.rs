@@ -264,6 +264,19 @@ pub fn source_config(rng: &mut Rng) -> Vec<u8> {
         "forward": {"url": "http://127.0.0.1:9/", "mode": "async", "schedule_secs": [1, 5, 60],
                     "window_secs": 3600, "timeout_secs": 10, "lease_secs": 30},
     });
+    // Any of the three destinations, sometimes two at once (a configuration error).
+    let mut other = false;
+    for key in ["service", "queue"] {
+        if rng.chance(300) {
+            s["forward"][key] = json!(*rng.pick(&["APP", "EVENTS", "bad-name", "_x9"]));
+            other = true;
+        }
+    }
+    if let Some(forward) = s["forward"].as_object_mut().filter(|_| other) {
+        if rng.chance(800) {
+            forward.remove("url");
+        }
+    }
     let paths = [
         "/scheme",
         "/secrets",
@@ -281,6 +294,8 @@ pub fn source_config(rng: &mut Rng) -> Vec<u8> {
         "/effects/b/ledger",
         "/forward",
         "/forward/url",
+        "/forward/service",
+        "/forward/queue",
         "/forward/mode",
         "/forward/schedule_secs",
         "/forward/schedule_secs/1",

@@ -2,9 +2,9 @@
 //! properties whose expected values are computed here, not by the code under test.
 
 use hookonce_core::{
-    decode_segment, parse_retry_after, query_param, signature_headers, CreatedAt, Event,
-    IdempotencyKey, Route, Scheme, Seconds, SourceConfig, Sources, UnixSeconds, Verifier,
-    MAX_KEY_LEN, MAX_RETRY_AFTER,
+    decode_segment, parse_retry_after, query_param, signature_headers, CreatedAt, Destination,
+    Event, ForwardMode, IdempotencyKey, Route, Scheme, Seconds, SourceConfig, Sources, UnixSeconds,
+    Verifier, MAX_KEY_LEN, MAX_RETRY_AFTER,
 };
 use serde_json::{json, Value};
 
@@ -267,6 +267,10 @@ pub fn source_config(data: &[u8]) {
             assert!(
                 fw.lease > fw.timeout,
                 "a lease that does not outlast the call"
+            );
+            assert!(
+                !(fw.mode == ForwardMode::Sync && matches!(fw.destination, Destination::Queue(_))),
+                "sync forwarding to a queue"
             );
         }
     }

@@ -30,6 +30,7 @@
 
 pub mod oracle;
 pub mod origin;
+pub mod peers;
 pub mod publish;
 pub mod raw;
 pub mod schemes;
@@ -225,6 +226,10 @@ impl fmt::Display for Resp {
 pub struct Builder {
     vars: BTreeMap<String, serde_json::Value>,
     secrets: BTreeMap<String, String>,
+    /// Top-level keys of the generated wrangler.json (bindings: `services`, `queues`).
+    config: BTreeMap<String, serde_json::Value>,
+    /// Other Workers' wrangler.json, run in the same `wrangler dev` (see [`crate::peers`]).
+    peers: Vec<serde_json::Value>,
 }
 
 impl Builder {
@@ -238,6 +243,20 @@ impl Builder {
     /// Set a secret (a `.dev.vars` entry), replacing the `.dev.vars.example` value.
     pub fn secret(mut self, name: &str, value: &str) -> Self {
         self.secrets.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// Set a top-level key of the generated wrangler.json (e.g. `services`, `queues`),
+    /// replacing `wrangler.toml`'s.
+    pub fn config(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.config.insert(key.to_string(), value);
+        self
+    }
+
+    /// Run another Worker in the same `wrangler dev` (one more `--config`), from its
+    /// wrangler.json; it shares the local runtime, so bindings reach it.
+    pub fn peer(mut self, config: serde_json::Value) -> Self {
+        self.peers.push(config);
         self
     }
 
@@ -318,6 +337,8 @@ impl Worker {
         Builder {
             vars: BTreeMap::new(),
             secrets: dev_vars(),
+            config: BTreeMap::new(),
+            peers: Vec::new(),
         }
     }
 
@@ -438,6 +459,12 @@ impl Worker {
             .expect("create temp config dir");
         let config_path = config_dir.path().join("wrangler.json");
         fs::write(&config_path, generated_config(&builder)).expect("write wrangler.json");
+        let mut configs = vec![config_path];
+        for (i, peer) in builder.peers.iter().enumerate() {
+            let path = config_dir.path().join(format!("peer-{i}.json"));
+            fs::write(&path, peer.to_string()).expect("write a peer's wrangler.json");
+            configs.push(path);
+        }
         let dev_vars: String = builder
             .secrets
             .iter()
@@ -469,8 +496,11 @@ kill -TERM 0"#;
             .arg(&node)
             .arg(&wrangler)
             .arg("dev")
-            .arg("--config")
-            .arg(&config_path)
+            .args(
+                configs
+                    .iter()
+                    .flat_map(|c| [Path::new("--config"), c.as_path()]),
+            )
             .args(["--ip", "127.0.0.1", "--port", &port.to_string()])
             .args(["--inspector-port", &inspector_port.to_string()])
             .arg("--persist-to")
@@ -573,6 +603,9 @@ fn generated_config(builder: &Builder) -> String {
         .expect("[vars] is a table");
     for (k, v) in &builder.vars {
         vars.insert(k.clone(), v.clone());
+    }
+    for (k, v) in &builder.config {
+        obj.insert(k.clone(), v.clone());
     }
     serde_json::to_string_pretty(&config).expect("serialize config")
 }

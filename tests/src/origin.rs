@@ -460,3 +460,59 @@ pub fn wait_outbox(
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// One event sent by [`deliver_burst`].
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub entity: String,
+    pub id: String,
+    /// The body as sent, to compare byte for byte.
+    pub body: Vec<u8>,
+}
+
+/// Delivers `per_entity` notification events to each of `entities`, interleaved
+/// (`evt_{entity}_{i}`), each of which must be applied; returns them in the order sent.
+pub fn deliver_burst(w: &crate::Worker, entities: &[&str], per_entity: usize) -> Vec<Sent> {
+    let mut sent = Vec::new();
+    for i in 0..per_entity {
+        for entity in entities {
+            let id = format!("evt_{entity}_{i}");
+            let (r, body) = deliver(w, &id, entity);
+            assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{r}");
+            sent.push(Sent {
+                entity: (*entity).to_owned(),
+                id,
+                body,
+            });
+        }
+    }
+    sent
+}
+
+/// The event of `sent` with this id; panics if there is none.
+pub fn sent_event<'a>(sent: &'a [Sent], id: &str) -> &'a Sent {
+    sent.iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("an unknown event id arrived: {id}"))
+}
+
+/// Asserts that `arrived` (event ids in arrival order) holds each entity's events of
+/// `sent` in the order they were sent.
+pub fn assert_in_order_per_entity(sent: &[Sent], arrived: &[&str]) {
+    let mut entities: Vec<&str> = sent.iter().map(|s| s.entity.as_str()).collect();
+    entities.sort_unstable();
+    entities.dedup();
+    for entity in entities {
+        let expected: Vec<&str> = sent
+            .iter()
+            .filter(|s| s.entity == entity)
+            .map(|s| s.id.as_str())
+            .collect();
+        let got: Vec<&str> = arrived
+            .iter()
+            .copied()
+            .filter(|id| expected.contains(id))
+            .collect();
+        assert_eq!(got, expected, "{entity} out of order");
+    }
+}

@@ -163,7 +163,7 @@ fn capnp_str(s: &str) -> String {
 }
 
 /// wrangler.toml's `compatibility_date`, so workerd runs the deployed semantics.
-fn compatibility_date() -> String {
+pub(crate) fn compatibility_date() -> String {
     let text = fs::read_to_string(repo_root().join("wrangler.toml")).expect("read wrangler.toml");
     let table: toml::Table = text.parse().expect("wrangler.toml parses");
     table["compatibility_date"]

@@ -1,0 +1,56 @@
+//! `forward.service` bound to a Worker that is not running: every attempt fails, so each
+//! event is retried until the window is spent and then becomes a dead letter, listed per
+//! source, exactly as an HTTPS destination that never answers; later events still go.
+
+use std::time::{Duration, Instant};
+
+use hookonce_e2e::events::admin_get;
+use hookonce_e2e::origin::{self, Origin};
+use hookonce_e2e::peers;
+use serde_json::json;
+
+#[test]
+fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
+    let o = Origin::start();
+    let w = peers::builder(
+        &o,
+        json!({ "service": "GONE", "schedule_secs": [1], "window_secs": 3, "timeout_secs": 2 }),
+    )
+    .config(
+        "services",
+        json!([{ "binding": "GONE", "service": "hookonce-nobody-runs-this" }]),
+    )
+    .start();
+
+    origin::deliver(&w, "evt_gone_1", "svc_gone");
+    origin::deliver(&w, "evt_gone_2", "svc_gone");
+    let rows = origin::wait_outbox(&w, "svc_gone", Duration::from_secs(30), |rows| {
+        rows.len() == 2 && rows.iter().all(|r| r["status"] == "dead")
+    });
+    for row in &rows {
+        assert!(
+            row["attempts"].as_u64().unwrap() >= 2,
+            "retried first: {row}"
+        );
+        // wrangler dev answers 503 for a binding to a Worker it does not run.
+        let last = row["last_result"].as_str().unwrap();
+        assert!(last.ends_with(": retry window exhausted"), "{row}");
+    }
+
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = admin_get(&w, "/sources/acme/dead");
+        assert_eq!(r.status, 200, "{r}");
+        let listed = r.json()["dead"].as_array().cloned().unwrap_or_default();
+        if listed.len() == 2 {
+            assert!(
+                listed.iter().all(|d| d["entity"] == "svc_gone"),
+                "{listed:#?}"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "dead letters: {listed:#?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(o.requests().is_empty(), "nothing reached the running peer");
+}
