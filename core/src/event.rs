@@ -145,7 +145,8 @@ pub enum Effect {
     Notify,
 }
 
-/// A parsed, verified event. Only [`Event::parse`] makes one.
+/// A parsed, verified event. Only [`Event::parse`] makes one (and the Worker's hand-off,
+/// [`decode_handoff`](crate::decode_handoff), reads one back).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     id: EventId,
@@ -310,6 +311,24 @@ impl Event {
             entity,
             effect,
         })
+    }
+
+    /// An event from parts that [`Event::parse`] produced earlier, read back from the
+    /// Worker's hand-off (`handoff`); nothing else builds one.
+    pub(crate) fn from_parts(
+        id: EventId,
+        kind: EventType,
+        created_at: Option<CreatedAt>,
+        entity: Option<EntityKey>,
+        effect: Effect,
+    ) -> Event {
+        Event {
+            id,
+            kind,
+            created_at,
+            entity,
+            effect,
+        }
     }
 
     /// The dedupe key.

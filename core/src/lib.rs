@@ -16,7 +16,9 @@
 //!    ([`Verifier::verify`] → [`Verified`], a type only verification can construct).
 //! 3. **Parse** the verified body into an [`Event`]: id, type, created_at, entity and
 //!    the effect its type is configured for ([`Event::parse`]). [`object_for`]
-//!    names the Durable Object that owns it.
+//!    names the Durable Object that owns it, and [`encode_handoff`] carries the event to
+//!    it, so the object, reachable only through its binding, neither verifies nor parses
+//!    again.
 //! 4. **Decide** from what the entity's store holds ([`Stored`]) and `now`:
 //!    [`Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
 //!    carries the rows to write as [`Write`]s.
@@ -72,6 +74,7 @@ mod decide;
 mod event;
 mod feed;
 mod forward;
+mod handoff;
 mod hex;
 mod idempotency;
 mod log;
@@ -101,6 +104,7 @@ pub use event::{
     CreatedAt, Effect, EntityKey, Event, EventId, EventType, Field, ParseError, Version,
     MAX_ID_LEN, MAX_SAFE_AMOUNT,
 };
+pub use handoff::{decode as decode_handoff, encode as encode_handoff, Handoff, HandoffError};
 pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
 pub use route::{decode_segment, encode_component, query_param, Route, RouteError, ROUTES};
 pub use sign::{

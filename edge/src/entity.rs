@@ -1,21 +1,22 @@
 //! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
 //! outbox.
 //!
-//! Each delivery runs verify → parse → read → decide → write with no `.await` between the
-//! reads and the writes, and the writes in one `transactionSync`, so two copies of an
+//! The Worker verified and parsed each delivery and hands over the event (core's
+//! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
+//! write runs with no `.await` between the reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
 use hookonce_core::{
-    decide, decision_log, entity_of, outbox_target, release, signature_headers, source_of,
-    AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event, EventId,
-    FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds,
+    decide, decision_log, decode_handoff, entity_of, outbox_target, release, signature_headers,
+    source_of, AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event,
+    EventId, FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds,
     ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
-use crate::internal::{Op, SOURCE_HEADER};
+use crate::internal::Op;
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
@@ -90,21 +91,28 @@ struct Handled {
 
 impl EntityObject {
     async fn ingest(&self, mut req: Request) -> Result<Response> {
-        let body = req.bytes().await?;
-        let Some(name) = req.headers().get(SOURCE_HEADER)? else {
-            return problem::BAD_REQUEST.respond("internal request without a source");
+        let bytes = req.bytes().await?;
+        let handoff = match decode_handoff(&bytes) {
+            Ok(h) => h,
+            Err(e) => return problem::BAD_REQUEST.respond(e),
         };
         let config = sources::load(&self.env);
-        let (loaded, source) = match sources::lookup(&config, &name) {
+        let (loaded, source) = match sources::lookup(&config, &handoff.source) {
             Ok(found) => found,
             Err(problem) => return problem,
         };
-        let headers = http::headers(&req, &source.config.headers_read());
-        self.pipeline(loaded, source, &headers, &body).await
+        self.process(
+            loaded,
+            source,
+            &handoff.event,
+            &handoff.headers,
+            handoff.body,
+        )
+        .await
     }
 
-    /// Verify, parse, decide, write, respond (and forward, in synchronous mode): the same
-    /// path for a provider's delivery and for an admin replay.
+    /// An admin replay: verify and parse the stored body (re-signed by the caller), then
+    /// the same path as a delivery.
     async fn pipeline(
         &self,
         loaded: &Loaded,
@@ -112,10 +120,7 @@ impl EntityObject {
         headers: &[(String, String)],
         body: &[u8],
     ) -> Result<Response> {
-        let now = clock::now();
-        let started = clock::millis();
-        // The Worker verified this already; the object does not trust its caller.
-        let verified = match source.verifier.verify(headers, body, now) {
+        let verified = match source.verifier.verify(headers, body, clock::now()) {
             Ok(v) => v,
             Err(e) => return problem::BAD_SIGNATURE.respond(e),
         };
@@ -123,9 +128,24 @@ impl EntityObject {
             Ok(e) => e,
             Err(e) => return problem::BAD_EVENT.respond(e),
         };
+        self.process(loaded, source, &event, headers, body).await
+    }
+
+    /// Decide, write, respond (and forward, in synchronous mode): the same path for a
+    /// provider's delivery, which the Worker verified and parsed, and for an admin replay.
+    async fn process(
+        &self,
+        loaded: &Loaded,
+        source: &Source,
+        event: &Event,
+        headers: &[(String, String)],
+        body: &[u8],
+    ) -> Result<Response> {
+        let now = clock::now();
+        let started = clock::millis();
         let delivery = Delivery {
             source: &source.config,
-            event: &event,
+            event,
             headers,
             body,
         };
@@ -138,17 +158,17 @@ impl EntityObject {
             outbox::ensure_alarm(&self.state, now.plus(outbox::PRUNE_EVERY)).await?;
         }
         let Some(until) = handled.claim else {
-            self.report(loaded, source, &event, &handled, now, started);
-            return respond(source, &event, &handled);
+            self.report(loaded, source, event, &handled, now, started);
+            return respond(source, event, &handled);
         };
-        match self.forward_now(loaded, source, &event, body).await {
+        match self.forward_now(loaded, source, event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
-                self.report(loaded, source, &event, &handled, now, started);
-                respond(source, &event, &handled)
+                self.report(loaded, source, event, &handled, now, started);
+                respond(source, event, &handled)
             }
             other => {
-                self.release(&event, until)?;
+                self.release(event, until)?;
                 let detail = other.map_or_else(
                     || "synchronous forwarding has no destination or secret".to_owned(),
                     |r| format!("destination answered {r}; the provider should retry"),

@@ -1,14 +1,15 @@
 //! The Worker's side of `POST /webhooks/{source}`: steps 2 and 3 (verify, parse) at the
-//! edge, so a bad delivery is refused without waking any Durable Object; then the raw
-//! delivery goes to the entity's object, which trusts no caller and checks again.
+//! edge, so a bad delivery is refused without waking any Durable Object; then the parsed
+//! event and the raw body go to the entity's object as core's hand-off
+//! (`encode_handoff`). The object does not verify again: only this Worker can call it.
 //!
 //! A refused delivery is logged with its reason and, sampled, noted in the source's feed
 //! after the answer is made (`ctx.wait_until`); never with its body or signature.
 
-use hookonce_core::{challenge, object_for, rejected_log, Event};
-use worker::{Context, Env, Request, Response, Result};
+use hookonce_core::{challenge, encode_handoff, object_for, rejected_log, Event};
+use worker::{Context, Env, Headers, Request, Response, Result};
 
-use crate::internal::{Op, ENTITY_BINDING, SOURCE_HEADER};
+use crate::internal::{Op, ENTITY_BINDING};
 use crate::problem::Kind;
 use crate::sources::Loaded;
 use crate::{clock, http, logs, notes, problem, sources};
@@ -72,16 +73,14 @@ pub async fn receive(mut req: Request, env: &Env, ctx: &Context, name: &str) -> 
         Err(e) => return reject(problem::BAD_EVENT, e.to_string()),
     };
     let object = object_for(name, event.entity(), event.id());
-    // One copy of the provider's headers, made by the runtime, not header by header.
-    let forwarded = req.headers().clone();
-    forwarded.set(SOURCE_HEADER, name)?;
+    let handoff = encode_handoff(name, &event, &headers, &body);
     http::post_to_object(
         env,
         ENTITY_BINDING,
         &object,
         &Op::Ingest.url(),
-        forwarded,
-        &body,
+        Headers::new(),
+        &handoff,
     )
     .await
 }

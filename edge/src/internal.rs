@@ -10,8 +10,6 @@ pub const KEYS_BINDING: &str = "KEYS";
 /// The feed objects' namespace binding (one per source).
 pub const FEED_BINDING: &str = "FEED";
 
-/// Names the source of a delivery the Worker passes on.
-pub const SOURCE_HEADER: &str = "x-hookonce-source";
 /// The publish request's Idempotency-Key, unescaped.
 pub const KEY_HEADER: &str = "x-hookonce-key";
 /// The (token, key) scope, which message ids are derived from.
@@ -25,7 +23,7 @@ pub const STATUS_URL: &str = "https://key.hookonce/status";
 /// What an entity object is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Run a provider's delivery through the pipeline.
+    /// Decide and apply a delivery the Worker verified and parsed (core's hand-off).
     Ingest,
     /// Read the entity: state, ledger, and a page of events and outbox rows (before the
     /// cursor, as the client sent it).

@@ -136,28 +136,6 @@ fn version_of(secs: Option<i64>, nanos: Option<i64>, event: Option<String>) -> O
     })
 }
 
-/// The entity's current snapshot version, if it has state.
-fn version(sql: &SqlStorage) -> worker::Result<Option<Version>> {
-    #[derive(Deserialize)]
-    struct Row {
-        version_secs: i64,
-        version_nanos: i64,
-        version_event: String,
-    }
-    let row: Option<Row> = first(
-        sql,
-        "SELECT version_secs, version_nanos, version_event FROM entity WHERE id = 1",
-        vec![],
-    )?;
-    Ok(row.and_then(|r| {
-        version_of(
-            Some(r.version_secs),
-            Some(r.version_nanos),
-            Some(r.version_event),
-        )
-    }))
-}
-
 /// The entity's synchronous claim, if it was ever used.
 pub fn claim(sql: &SqlStorage) -> worker::Result<Option<Claim>> {
     #[derive(Deserialize)]
@@ -173,65 +151,84 @@ pub fn claim(sql: &SqlStorage) -> worker::Result<Option<Claim>> {
         "SELECT holder, until, newest_secs, newest_nanos, newest_event FROM claim WHERE id = 1",
         vec![],
     )?;
-    Ok(row.map(|r| Claim {
-        holder: match (r.holder.and_then(EventId::new), r.until) {
+    Ok(row.map(|r| {
+        claim_of(
+            r.holder,
+            r.until,
+            version_of(r.newest_secs, r.newest_nanos, r.newest_event),
+        )
+    }))
+}
+
+fn claim_of(holder: Option<String>, until: Option<i64>, newest: Option<Version>) -> Claim {
+    Claim {
+        holder: match (holder.and_then(EventId::new), until) {
             (Some(event_id), Some(until)) => Some(Lease {
                 event_id,
                 until: UnixSeconds(until),
             }),
             _ => None,
         },
-        newest: version_of(r.newest_secs, r.newest_nanos, r.newest_event),
-    }))
+        newest,
+    }
 }
 
-/// Step 4's input: point reads for exactly what bears on `event` under `plan`.
+/// Step 4's input, in one statement (each statement crosses into the runtime): whether
+/// the id was processed, the snapshot version, the claim and the ledger entry, of which
+/// `Stored` keeps what bears on `event` under `plan`.
 pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored> {
     #[derive(Deserialize)]
-    struct RecordRow {
-        outcome: String,
+    struct Row {
+        outcome: Option<String>,
+        in_ledger: i64,
+        claim_row: Option<i64>,
+        version_secs: Option<i64>,
+        version_nanos: Option<i64>,
+        version_event: Option<String>,
+        holder: Option<String>,
+        until: Option<i64>,
+        newest_secs: Option<i64>,
+        newest_nanos: Option<i64>,
+        newest_event: Option<String>,
     }
-    let row: Option<RecordRow> = first(
-        sql,
-        "SELECT outcome FROM events WHERE event_id = ?",
-        vec![text(event.id().as_str())],
-    )?;
-    let record = row.and_then(|r| Outcome::parse(&r.outcome));
+    let id = event.id().as_str();
+    let r: Row = sql
+        .exec(
+            "SELECT (SELECT outcome FROM events WHERE event_id = ?) AS outcome,
+                    EXISTS (SELECT 1 FROM ledger WHERE event_id = ?) AS in_ledger,
+                    c.id AS claim_row, e.version_secs, e.version_nanos, e.version_event,
+                    c.holder, c.until, c.newest_secs, c.newest_nanos, c.newest_event
+             FROM (SELECT 1) LEFT JOIN entity e ON e.id = 1 LEFT JOIN claim c ON c.id = 1",
+            vec![text(id), text(id)],
+        )?
+        .one()?;
+    let record = r.outcome.as_deref().and_then(Outcome::parse);
     if record.is_some() {
-        // A duplicate needs nothing else: keep its cost to one read.
+        // A duplicate needs nothing else.
         return Ok(Stored {
             record,
             ..Stored::default()
         });
     }
-    let version = match event.version() {
-        Some(_) => version(sql)?,
-        None => None,
-    };
+    let version = event
+        .version()
+        .and_then(|_| version_of(r.version_secs, r.version_nanos, r.version_event));
     // Only synchronous forwarding ever writes a claim.
     let claim = match plan {
-        Plan::Claim { .. } | Plan::Commit => claim(sql)?,
+        Plan::Claim { .. } | Plan::Commit => r.claim_row.map(|_| {
+            claim_of(
+                r.holder,
+                r.until,
+                version_of(r.newest_secs, r.newest_nanos, r.newest_event),
+            )
+        }),
         Plan::Apply { .. } => None,
-    };
-    #[derive(Deserialize)]
-    struct One {
-        #[allow(dead_code)]
-        one: i64,
-    }
-    let ledger_has_event = match event.effect() {
-        Effect::Ledger { .. } => first::<One>(
-            sql,
-            "SELECT 1 AS one FROM ledger WHERE event_id = ?",
-            vec![text(event.id().as_str())],
-        )?
-        .is_some(),
-        _ => false,
     };
     Ok(Stored {
         record,
         version,
         claim,
-        ledger_has_event,
+        ledger_has_event: matches!(event.effect(), Effect::Ledger { .. }) && r.in_ledger != 0,
     })
 }
 
