@@ -13,6 +13,7 @@ use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, Sp
 use crate::retention::Retention;
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
+use crate::urls::is_http_url;
 use crate::verify::Scheme;
 
 /// Largest body accepted by default (1 MiB).
@@ -600,14 +601,14 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
             return Err(r.invalid(key, "only one of url, service or queue"));
         }
         let valid = match key {
-            "url" => value.starts_with("http://") || value.starts_with("https://"),
+            "url" => is_http_url(value),
             _ => is_binding_name(value),
         };
         if !valid {
             return Err(r.invalid(
                 key,
                 match key {
-                    "url" => "expected an http:// or https:// URL",
+                    "url" => "expected an http:// or https:// URL with a host and no credentials",
                     _ => "expected a binding name: a letter or _, then letters, digits or _",
                 },
             ));

@@ -86,6 +86,7 @@ mod retry;
 mod route;
 mod sign;
 mod time;
+mod urls;
 mod verify;
 
 // Configuration.
@@ -106,11 +107,14 @@ pub use event::{
 };
 pub use handoff::{decode as decode_handoff, encode as encode_handoff, Handoff, HandoffError};
 pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
-pub use route::{decode_segment, encode_component, query_param, Route, RouteError, ROUTES};
+pub use route::{
+    decode_segment, encode_component, query_param, split_url, Route, RouteError, ROUTES,
+};
 pub use sign::{
     github as sign_github, headers as signature_headers,
     standard_webhooks as sign_standard_webhooks, stripe as sign_stripe,
 };
+pub use urls::is_http_url;
 pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
 
 // Step 4 and 7: decisions and the commands they return.

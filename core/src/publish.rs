@@ -10,6 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::idempotency::{Fingerprint, IdempotencyKey, KeyPolicy, KeyState, StoredResponse};
 use crate::time::UnixSeconds;
+use crate::urls::is_http_url;
 
 /// Largest publish body.
 pub const MAX_BODY: usize = 1 << 20;
@@ -47,9 +48,10 @@ impl fmt::Display for PublishError {
                 f,
                 "the body must be a JSON object with destination, event_type and payload: {e}"
             ),
-            PublishError::Destination => {
-                f.write_str("destination: expected an http:// or https:// URL")
-            }
+            PublishError::Destination => f.write_str(
+                "destination: expected an http:// or https:// URL with a host (ASCII; \
+                     punycode for other names) and no credentials",
+            ),
             PublishError::EventType => f.write_str("event_type: expected 1 to 255 characters"),
         }
     }
@@ -62,7 +64,7 @@ impl Message {
     pub fn parse(body: &[u8]) -> Result<Message, PublishError> {
         let m: Message =
             serde_json::from_slice(body).map_err(|e| PublishError::NotAMessage(e.to_string()))?;
-        if !(m.destination.starts_with("https://") || m.destination.starts_with("http://")) {
+        if !is_http_url(&m.destination) {
             return Err(PublishError::Destination);
         }
         if m.event_type.is_empty() || m.event_type.len() > 255 {

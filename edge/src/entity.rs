@@ -8,9 +8,9 @@
 
 use hookonce_core::{
     decide, decision_log, decode_handoff, entity_of, outbox_target, release, signature_headers,
-    source_of, AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event,
-    EventId, FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds,
-    ENTITY_EVENTS, ENTITY_OUTBOX,
+    source_of, split_url, AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor,
+    Event, EventId, FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention,
+    UnixSeconds, ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -37,8 +37,9 @@ impl DurableObject for EntityObject {
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
-        let url = req.url()?;
-        let Some(op) = Op::parse(url.path(), url.query().unwrap_or("")) else {
+        let url = req.inner().url();
+        let (path, query) = split_url(&url);
+        let Some(op) = Op::parse(path, query) else {
             return problem::NOT_FOUND.respond("no such entity operation");
         };
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");

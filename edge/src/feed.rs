@@ -3,8 +3,8 @@
 //! runs read → `feed_admit_batch` → one statement per `FeedWrite`, in one transaction.
 
 use hookonce_core::{
-    encode_component, feed_admit_batch, feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedRow,
-    FeedState, FeedWrite, Note, RejectWindow,
+    encode_component, feed_admit_batch, feed_cursor, next_cursor, split_url, FeedOutcome,
+    FeedQuery, FeedRow, FeedState, FeedWrite, Note, RejectWindow,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -56,8 +56,9 @@ impl DurableObject for FeedObject {
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
-        let url = req.url()?;
-        let Some(op) = FeedOp::parse(url.path(), url.query().unwrap_or("")) else {
+        let url = req.inner().url();
+        let (path, query) = split_url(&url);
+        let Some(op) = FeedOp::parse(path, query) else {
             return problem::NOT_FOUND.respond("no such feed operation");
         };
         let Some(source) = self.state.id().name() else {

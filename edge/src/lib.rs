@@ -31,7 +31,7 @@ mod send;
 mod sources;
 mod sql;
 
-use hookonce_core::{Route, RouteError};
+use hookonce_core::{split_url, Route, RouteError};
 use worker::{event, Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
@@ -61,9 +61,9 @@ async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
 }
 
 async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Response> {
-    let url = req.url()?;
-    let path = url.path();
-    let route = match Route::parse(req.method().as_ref(), path, url.query().unwrap_or("")) {
+    let url = req.inner().url();
+    let (path, query) = split_url(&url);
+    let route = match Route::parse(req.method().as_ref(), path, query) {
         Ok(route) => route,
         Err(RouteError::NotFound) => {
             return problem::NOT_FOUND.respond(format!("no route for {path}"))
