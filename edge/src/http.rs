@@ -1,6 +1,9 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
-use worker::{js_sys, Env, Headers, Method, Request, RequestInit, Response, Result};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use worker::wasm_bindgen_futures::JsFuture;
+use worker::{js_sys, web_sys, Env, Headers, Request, Response, Result};
 
 use crate::problem;
 
@@ -56,14 +59,50 @@ pub async fn post_to_object(
     headers: Headers,
     body: &[u8],
 ) -> Result<Response> {
-    let mut init = RequestInit::new();
-    init.with_method(Method::Post)
-        .with_headers(headers)
-        .with_body(Some(js_sys::Uint8Array::from(body).into()));
-    let inner = Request::new_with_init(url, &init)?;
-    let stub = env.durable_object(binding)?.get_by_name(object)?;
-    match stub.fetch_with_request(inner).await {
-        Ok(resp) => Ok(resp),
-        Err(e) => problem::NOT_DURABLE.respond(format!("the {binding} store failed: {e}")),
+    Ok(Response::from(
+        call_object(env, binding, object, url, &headers.0, body).await?,
+    ))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A Durable Object stub, for `fetch(url, init)`: no `Request` is built on our side,
+    /// and the answer stays the runtime's `Response`, passed on as it is.
+    type RawStub;
+
+    #[wasm_bindgen(method, catch, js_name = fetch)]
+    fn fetch_with_init(
+        this: &RawStub,
+        url: &str,
+        init: &web_sys::RequestInit,
+    ) -> std::result::Result<js_sys::Promise, JsValue>;
+}
+
+/// [`post_to_object`] for the hot path: the object's answer as the runtime's own
+/// `Response`, so the Worker returns it without converting it twice.
+pub async fn call_object(
+    env: &Env,
+    binding: &str,
+    object: &str,
+    url: &str,
+    headers: &web_sys::Headers,
+    body: &[u8],
+) -> Result<web_sys::Response> {
+    let init = web_sys::RequestInit::new();
+    init.set_method("POST");
+    init.set_headers(headers);
+    init.set_body(&js_sys::Uint8Array::from(body));
+    let stub: RawStub = env.durable_object(binding)?.get_by_name(object)?.into_rpc();
+    let answer = match stub.fetch_with_init(url, &init) {
+        Ok(promise) => JsFuture::from(promise).await,
+        Err(e) => Err(e),
+    };
+    match answer {
+        Ok(resp) => Ok(resp.unchecked_into()),
+        Err(e) => {
+            let e = worker::Error::from(e);
+            let resp = problem::NOT_DURABLE.respond(format!("the {binding} store failed: {e}"))?;
+            Ok(resp.into())
+        }
     }
 }

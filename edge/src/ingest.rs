@@ -7,7 +7,7 @@
 //! after the answer is made (`ctx.wait_until`); never with its body or signature.
 
 use hookonce_core::{challenge, encode_handoff, object_for, rejected_log, Event};
-use worker::{Context, Env, Headers, Request, Response, Result};
+use worker::{web_sys, Context, Env, Request, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING};
 use crate::problem::Kind;
@@ -32,13 +32,51 @@ fn reject(
     kind.respond(detail)
 }
 
-pub async fn receive(mut req: Request, env: &Env, ctx: &Context, name: &str) -> Result<Response> {
+/// A delivery the Worker lets through: the entity's object and the hand-off for it.
+struct Admitted {
+    object: String,
+    handoff: Vec<u8>,
+}
+
+/// The entity object's answer is passed on as the runtime's `Response`, unconverted; a
+/// refusal made here is converted once.
+pub async fn receive(
+    req: Request,
+    env: &Env,
+    ctx: &Context,
+    name: &str,
+) -> Result<web_sys::Response> {
+    match admit(req, env, ctx, name).await? {
+        Ok(Admitted { object, handoff }) => {
+            let none = web_sys::Headers::new()?;
+            http::call_object(
+                env,
+                ENTITY_BINDING,
+                &object,
+                &Op::Ingest.url(),
+                &none,
+                &handoff,
+            )
+            .await
+        }
+        Err(answer) => Ok(answer.into()),
+    }
+}
+
+/// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.
+async fn admit(
+    mut req: Request,
+    env: &Env,
+    ctx: &Context,
+    name: &str,
+) -> Result<std::result::Result<Admitted, Response>> {
+    let answer = |r: Result<Response>| r.map(Err);
     let config = sources::load(env);
     let (loaded, source) = match sources::lookup(&config, name) {
         Ok(found) => found,
-        Err(problem) => return problem,
+        Err(problem) => return answer(problem),
     };
-    let reject = |kind, detail| reject(ctx, env, loaded, name, kind, detail);
+    let reject = |kind, detail| answer(reject(ctx, env, loaded, name, kind, detail));
     let limit = source.config.max_body;
     let declared = req
         .headers()
@@ -50,7 +88,7 @@ pub async fn receive(mut req: Request, env: &Env, ctx: &Context, name: &str) -> 
     }
     let body = match http::body(&mut req).await {
         Ok(body) => body,
-        Err(problem) => return problem,
+        Err(problem) => return answer(problem),
     };
     if body.len() > limit {
         return reject(problem::TOO_LARGE, too_large);
@@ -62,25 +100,18 @@ pub async fn receive(mut req: Request, env: &Env, ctx: &Context, name: &str) -> 
     };
     if let Some(challenge) = challenge(&verified) {
         // Slack's url_verification handshake: answered here, never an event.
-        return problem::json_response(
+        return answer(problem::json_response(
             200,
             &serde_json::json!({ "challenge": challenge }),
             "application/json",
-        );
+        ));
     }
     let event = match Event::parse(&verified, &headers, &source.config.shape) {
         Ok(e) => e,
         Err(e) => return reject(problem::BAD_EVENT, e.to_string()),
     };
-    let object = object_for(name, event.entity(), event.id());
-    let handoff = encode_handoff(name, &event, &headers, &body);
-    http::post_to_object(
-        env,
-        ENTITY_BINDING,
-        &object,
-        &Op::Ingest.url(),
-        Headers::new(),
-        &handoff,
-    )
-    .await
+    Ok(Ok(Admitted {
+        object: object_for(name, event.entity(), event.id()),
+        handoff: encode_handoff(name, &event, &headers, &body),
+    }))
 }

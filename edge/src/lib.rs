@@ -32,7 +32,7 @@ mod sources;
 mod sql;
 
 use hookonce_core::{split_url, Route, RouteError};
-use worker::{event, Context, Env, Request, Response, Result};
+use worker::{event, web_sys, Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
 pub use feed::FeedObject;
@@ -50,34 +50,48 @@ fn start() {
 }
 
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, ctx: Context) -> Result<Response> {
-    match route(req, &env, &ctx).await {
-        Ok(resp) => Ok(resp),
+async fn fetch(req: Request, env: Env, ctx: Context) -> Result<web_sys::Response> {
+    let answer = match route(req, &env, &ctx).await {
+        // A delivery's answer comes from its object and is passed on as it is.
+        Ok(Answer::Passed(resp)) => return Ok(resp),
+        Ok(Answer::Made(resp)) => Ok(resp),
         Err(e) => {
             worker::console_error!("hookonce: {e}");
             problem::INTERNAL.respond("the request failed inside hookonce; it is safe to retry")
         }
+    };
+    answer.map(Into::into)
+}
+
+/// A response the Worker made, or one an object made that it passes on.
+enum Answer {
+    Made(Response),
+    Passed(web_sys::Response),
+}
+
+async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Answer> {
+    let url = req.inner().url();
+    let (path, query) = split_url(&url);
+    match Route::parse(req.method().as_ref(), path, query) {
+        Ok(route) => answer(req, env, ctx, &route).await,
+        Err(e) => refused(path, e).map(Answer::Made),
     }
 }
 
-async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Response> {
-    let url = req.inner().url();
-    let (path, query) = split_url(&url);
-    let route = match Route::parse(req.method().as_ref(), path, query) {
-        Ok(route) => route,
-        Err(RouteError::NotFound) => {
-            return problem::NOT_FOUND.respond(format!("no route for {path}"))
-        }
-        Err(RouteError::MethodNotAllowed { allow }) => {
+fn refused(path: &str, e: RouteError) -> Result<Response> {
+    match e {
+        RouteError::NotFound => problem::NOT_FOUND.respond(format!("no route for {path}")),
+        RouteError::MethodNotAllowed { allow } => {
             let resp =
                 problem::METHOD_NOT_ALLOWED.respond(format!("{path} accepts {allow} only"))?;
-            return http::with_header(resp, "allow", allow);
+            http::with_header(resp, "allow", allow)
         }
-        Err(e @ (RouteError::BadEscape | RouteError::BadQuery(_))) => {
-            return problem::BAD_REQUEST.respond(e)
-        }
-    };
-    match &route {
+        e @ (RouteError::BadEscape | RouteError::BadQuery(_)) => problem::BAD_REQUEST.respond(e),
+    }
+}
+
+async fn answer(req: Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
+    let made = match route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
         Route::OpenApi => {
             let resp = Response::ok(OPENAPI)?;
@@ -95,14 +109,19 @@ async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Response> {
             )?;
             http::with_header(resp, "referrer-policy", "no-referrer")
         }
-        Route::Receive { source } => ingest::receive(req, env, ctx, source).await,
+        Route::Receive { source } => {
+            return ingest::receive(req, env, ctx, source)
+                .await
+                .map(Answer::Passed)
+        }
         Route::Entity { .. }
         | Route::Feed { .. }
         | Route::Dead { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
-        | Route::Replay { .. } => api::admin(&req, env, &route).await,
+        | Route::Replay { .. } => api::admin(&req, env, route).await,
         Route::Publish => publish::publish(req, env).await,
         Route::MessageStatus => publish::status(req, env).await,
-    }
+    };
+    made.map(Answer::Made)
 }
