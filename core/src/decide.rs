@@ -21,6 +21,11 @@ use crate::event::{Effect, Event, EventId, EventType, Version};
 use crate::time::{Seconds, UnixSeconds};
 use crate::verify::Headers;
 
+/// [`Decision::label`]s that other modules name.
+pub(crate) const APPLIED: &str = "applied";
+pub(crate) const DUPLICATE: &str = "duplicate";
+pub(crate) const STALE: &str = "stale";
+
 /// What became of an event that was handled; stored with its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Outcome {
@@ -213,10 +218,10 @@ impl Decision<'_> {
     /// The outcome as reported to the provider (`Hookonce-Outcome`).
     pub fn label(&self) -> &'static str {
         match self {
-            Decision::Apply { .. } => "applied",
+            Decision::Apply { .. } => APPLIED,
             Decision::Claim { .. } => "claimed",
-            Decision::Duplicate(_) => "duplicate",
-            Decision::Stale(_) => "stale",
+            Decision::Duplicate(_) => DUPLICATE,
+            Decision::Stale(_) => STALE,
             Decision::InFlight { .. } => "in_flight",
         }
     }

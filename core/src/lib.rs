@@ -84,6 +84,7 @@ mod publish;
 mod retention;
 mod retry;
 mod route;
+mod seen;
 mod sign;
 mod time;
 mod urls;
@@ -110,6 +111,7 @@ pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
 pub use route::{
     decode_segment, encode_component, query_param, split_url, Route, RouteError, ROUTES,
 };
+pub use seen::{SeenIds, SEEN_MAX, SEEN_TTL};
 pub use sign::{
     github as sign_github, headers as signature_headers,
     standard_webhooks as sign_standard_webhooks, stripe as sign_stripe,

@@ -7,20 +7,20 @@
 //! event can never both pass the check, and a crash leaves all or nothing.
 
 use hookonce_core::{
-    decide, decision_log, decode_handoff, entity_of, outbox_target, release, signature_headers,
-    source_of, split_url, AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor,
-    Event, EventId, FeedOutcome, Headers, Note, OutboxStatus, Outgoing, Plan, Retention,
-    UnixSeconds, ENTITY_EVENTS, ENTITY_OUTBOX,
+    decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
+    split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
+    Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds, ENTITY_EVENTS,
+    ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
 
-use crate::internal::Op;
+use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::{clock, http, logs, notes, outbox, sql};
+use crate::{answer, clock, http, notes, outbox, sql};
 
 #[durable_object]
 pub struct EntityObject {
@@ -176,7 +176,7 @@ impl EntityObject {
                 );
                 let resp = problem::BAD_GATEWAY
                     .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
-                http::with_header(resp, "hookonce-outcome", "released")
+                http::with_header(resp, OUTCOME_HEADER, "released")
             }
         }
     }
@@ -220,31 +220,13 @@ impl EntityObject {
         started_ms: u64,
     ) {
         let name = &source.config.name;
-        let entity = event.entity().map(|e| e.as_str());
-        logs::emit(
-            loaded.log,
-            decision_log(&DecisionLog {
-                source: name,
-                event_id: event.id().as_str(),
-                event_type: event.kind().as_str(),
-                entity,
-                outcome: handled.label,
-                rows_written: handled.rows_written,
-                duration_ms: clock::millis().saturating_sub(started_ms),
-            }),
-        );
-        let Some(outcome) = FeedOutcome::of_decision(handled.label) else {
-            return;
+        let said = answer::Said {
+            label: handled.label,
+            rows_written: handled.rows_written,
         };
-        let note = Note::Delivery {
-            event_id: event.id().as_str().to_owned(),
-            event_type: event.kind().as_str().to_owned(),
-            entity: entity.map(str::to_owned),
-            outcome,
-            rows_written: u32::try_from(handled.rows_written).unwrap_or(u32::MAX),
-            received_at: received.0,
-        };
-        self.note(name.clone(), note, loaded.log);
+        if let Some(note) = answer::report(loaded.log, name, event, said, received, started_ms) {
+            self.note(name.clone(), note, loaded.log);
+        }
     }
 
     fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
@@ -569,7 +551,7 @@ impl EntityObject {
         let before = self.fingerprint()?;
         let resp = self.pipeline(loaded, source, &headers, &row.body.0).await?;
         let after = self.fingerprint()?;
-        let outcome = resp.headers().get("hookonce-outcome")?.unwrap_or_default();
+        let outcome = resp.headers().get(OUTCOME_HEADER)?.unwrap_or_default();
         json_response(
             200,
             &json!({
@@ -606,24 +588,9 @@ impl EntityObject {
 }
 
 fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<Response> {
-    let mut body = json!({
-        "outcome": handled.label,
-        "source": source.config.name,
-        "event_id": event.id().as_str(),
-        "event_type": event.kind().as_str(),
-        "entity": event.entity().map(|e| e.as_str()),
-        "rows_written": handled.rows_written,
-    });
-    let resp = match handled.retry_after {
-        Some(secs) => {
-            body["retry_after"] = json!(secs);
-            let detail =
-                format!("another event of this entity is being forwarded; retry in {secs} s");
-            let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
-            http::with_header(resp, "retry-after", &secs.max(1).to_string())?
-        }
-        // Applied, duplicate and stale alike are 200: a provider must never retry a duplicate.
-        None => json_response(200, &body, "application/json")?,
+    let said = answer::Said {
+        label: handled.label,
+        rows_written: handled.rows_written,
     };
-    http::with_header(resp, "hookonce-outcome", handled.label)
+    answer::respond(&source.config.name, event, said, handled.retry_after)
 }

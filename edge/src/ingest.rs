@@ -6,13 +6,17 @@
 //! A refused delivery is logged with its reason and, sampled, noted in the source's feed
 //! after the answer is made (`ctx.wait_until`); never with its body or signature.
 
-use hookonce_core::{challenge, encode_handoff, object_for, rejected_log, Event};
+use std::cell::RefCell;
+
+use hookonce_core::{
+    challenge, encode_handoff, object_for, rejected_log, Event, LogLevel, SeenIds,
+};
 use worker::{web_sys, Context, Env, Request, Response, Result};
 
-use crate::internal::{Op, ENTITY_BINDING};
+use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::Kind;
 use crate::sources::Loaded;
-use crate::{clock, http, logs, notes, problem, sources};
+use crate::{answer, clock, http, logs, notes, problem, sources};
 
 /// Answers `kind` with `detail`, and logs and notes the refusal.
 fn reject(
@@ -35,32 +39,55 @@ fn reject(
 /// A delivery the Worker lets through: the entity's object and the hand-off for it.
 struct Admitted {
     object: String,
+    event: Event,
     handoff: Vec<u8>,
+    log: LogLevel,
+}
+
+thread_local! {
+    /// The ids this isolate saw entity objects record (core's `SeenIds`).
+    static SEEN: RefCell<SeenIds> = RefCell::new(SeenIds::default());
 }
 
 /// The entity object's answer is passed on as the runtime's `Response`, unconverted; a
-/// refusal made here is converted once.
+/// refusal made here is converted once. A copy of an event this isolate saw its object
+/// record is answered here, as the object would answer it, without waking the object.
 pub async fn receive(
     req: Request,
     env: &Env,
     ctx: &Context,
     name: &str,
 ) -> Result<web_sys::Response> {
-    match admit(req, env, ctx, name).await? {
-        Ok(Admitted { object, handoff }) => {
-            let none = web_sys::Headers::new()?;
-            http::call_object(
-                env,
-                ENTITY_BINDING,
-                &object,
-                &Op::Ingest.url(),
-                &none,
-                &handoff,
-            )
-            .await
+    let (now, started) = (clock::now(), clock::millis());
+    let a = match admit(req, env, ctx, name).await? {
+        Ok(a) => a,
+        Err(answer) => return Ok(answer.into()),
+    };
+    let copy = SEEN.with(|s| s.borrow().answer_copy(&a.object, a.event.id(), now));
+    if let Some(label) = copy {
+        let said = answer::Said {
+            label,
+            rows_written: 0,
+        };
+        if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
+            ctx.wait_until(notes::post(env.clone(), name.to_owned(), note, a.log));
         }
-        Err(answer) => Ok(answer.into()),
+        return answer::respond(name, &a.event, said, None).map(Into::into);
     }
+    let none = web_sys::Headers::new()?;
+    let url = Op::Ingest.url();
+    let resp = http::call_object(env, ENTITY_BINDING, &a.object, &url, &none, &a.handoff).await?;
+    let outcome = resp.headers().get(OUTCOME_HEADER).ok().flatten();
+    SEEN.with(|s| {
+        s.borrow_mut().answered(
+            &a.object,
+            a.event.id(),
+            resp.status(),
+            outcome.as_deref().unwrap_or_default(),
+            clock::now(),
+        )
+    });
+    Ok(resp)
 }
 
 /// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.
@@ -113,5 +140,7 @@ async fn admit(
     Ok(Ok(Admitted {
         object: object_for(name, event.entity(), event.id()),
         handoff: encode_handoff(name, &event, &headers, &body),
+        event,
+        log: loaded.log,
     }))
 }

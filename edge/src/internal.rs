@@ -10,6 +10,8 @@ pub const KEYS_BINDING: &str = "KEYS";
 /// The feed objects' namespace binding (one per source).
 pub const FEED_BINDING: &str = "FEED";
 
+/// The decision label on a delivery's answer (`Decision::label`).
+pub const OUTCOME_HEADER: &str = "hookonce-outcome";
 /// The publish request's Idempotency-Key, unescaped.
 pub const KEY_HEADER: &str = "x-hookonce-key";
 /// The (token, key) scope, which message ids are derived from.

@@ -14,6 +14,7 @@
 //!   (one per publish token and Idempotency-Key) and [`FeedObject`] (one per source: its
 //!   feed and dead letters).
 
+mod answer;
 mod api;
 mod clock;
 mod entity;

@@ -1,0 +1,79 @@
+//! What a delivery's answer says, and its log line and feed note, whoever gives it: the
+//! entity's object, or the Worker for a copy of an event it saw the object record
+//! (core's `SeenIds`). One shape, so a provider and a reader cannot tell them apart.
+
+use hookonce_core::{decision_log, DecisionLog, Event, FeedOutcome, LogLevel, Note, UnixSeconds};
+use serde_json::json;
+use worker::{Response, Result};
+
+use crate::internal::OUTCOME_HEADER;
+use crate::problem::{self, json_response};
+use crate::{clock, http, logs};
+
+/// A decision's label (`Decision::label`) and the rows it wrote.
+#[derive(Clone, Copy)]
+pub struct Said {
+    pub label: &'static str,
+    pub rows_written: usize,
+}
+
+/// The answer to the provider: `200` for applied, duplicate and stale alike (a provider
+/// must never retry a duplicate), `409` with `Retry-After` while the entity is held.
+pub fn respond(
+    source: &str,
+    event: &Event,
+    said: Said,
+    retry_after: Option<u64>,
+) -> Result<Response> {
+    let mut body = json!({
+        "outcome": said.label,
+        "source": source,
+        "event_id": event.id().as_str(),
+        "event_type": event.kind().as_str(),
+        "entity": event.entity().map(|e| e.as_str()),
+        "rows_written": said.rows_written,
+    });
+    let resp = match retry_after {
+        Some(secs) => {
+            body["retry_after"] = json!(secs);
+            let detail =
+                format!("another event of this entity is being forwarded; retry in {secs} s");
+            let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
+            http::with_header(resp, "retry-after", &secs.max(1).to_string())?
+        }
+        None => json_response(200, &body, "application/json")?,
+    };
+    http::with_header(resp, OUTCOME_HEADER, said.label)
+}
+
+/// Logs the decision; the feed note for it, if the feed keeps such decisions.
+pub fn report(
+    log: LogLevel,
+    source: &str,
+    event: &Event,
+    said: Said,
+    received: UnixSeconds,
+    started_ms: u64,
+) -> Option<Note> {
+    let entity = event.entity().map(|e| e.as_str());
+    logs::emit(
+        log,
+        decision_log(&DecisionLog {
+            source,
+            event_id: event.id().as_str(),
+            event_type: event.kind().as_str(),
+            entity,
+            outcome: said.label,
+            rows_written: said.rows_written,
+            duration_ms: clock::millis().saturating_sub(started_ms),
+        }),
+    );
+    Some(Note::Delivery {
+        event_id: event.id().as_str().to_owned(),
+        event_type: event.kind().as_str().to_owned(),
+        entity: entity.map(str::to_owned),
+        outcome: FeedOutcome::of_decision(said.label)?,
+        rows_written: u32::try_from(said.rows_written).unwrap_or(u32::MAX),
+        received_at: received.0,
+    })
+}
