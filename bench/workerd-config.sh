@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes a workerd config serving one worker on 127.0.0.1:PORT, for the benchmark.
-#   bench/workerd-config.sh hookonce|baseline PORT DIR [BUILD_DIR]
+#   bench/workerd-config.sh hookonce|baseline|floor PORT DIR [BUILD_DIR]
 # DIR receives config.capnp and the Durable Object storage (DIR/do); the config embeds the
 # modules by paths relative to DIR. Run it with: workerd serve DIR/config.capnp
 # Same bindings and Durable Object classes for both workers, so they differ only in code.
@@ -22,9 +22,9 @@ case $kind in
         done
         modules="(name = \"index.js\", esModule = embed \"$(rel "$build/index.js")\"),
       (name = \"index_bg.wasm\", wasm = embed \"$(rel "$build/index_bg.wasm")\")" ;;
-    baseline)
-        modules="(name = \"worker.js\", esModule = embed \"$(rel "$root/bench/baseline/worker.js")\")" ;;
-    *) echo "usage: $0 hookonce|baseline PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
+    baseline|floor)
+        modules="(name = \"worker.js\", esModule = embed \"$(rel "$root/bench/$kind/worker.js")\")" ;;
+    *) echo "usage: $0 hookonce|baseline|floor PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
 esac
 
 # The deployed compatibility date, so workerd runs the same semantics as production.

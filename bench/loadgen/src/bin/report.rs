@@ -3,7 +3,8 @@
 //! ```text
 //! bench-report RAW_DIR CRITERION_DIR
 //! ```
-//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json` and `load-{worker}-{scenario}.json`,
+//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json` and `load-{worker}-{scenario}.json`
+//! (also for the `floor` worker, when present),
 //! and the criterion medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
 
@@ -154,6 +155,21 @@ fn main() {
             &e[1],
             &ratio(eps[0], eps[1]),
         ]);
+        // The floor: a JS Worker whose object answers at once, under the same load.
+        if let Some(floor) = load("floor", s).and_then(|r| r["events_per_sec"].as_f64()) {
+            let of = |x: Option<f64>| x.map_or(NA.into(), |x| format!("{:.2}", x / floor));
+            t.row([
+                &format!(
+                    "`{}` as a fraction of the floor ({} events/s: a JS Worker whose object answers at once)",
+                    s.name(),
+                    num(floor)
+                ),
+                &path,
+                &of(eps[0]),
+                &of(eps[1]),
+                NA,
+            ]);
+        }
         let lat = cell(&|r| {
             let l = &r["latency_ms"];
             let ms = |k: &str| format!("{:.1}", l[k].as_f64().unwrap_or(0.0));
