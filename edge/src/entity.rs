@@ -8,8 +8,7 @@
 use hookonce_core::{
     decide, decision_log, entity_of, outbox_target, release, signature_headers, source_of,
     AttemptResult, DeadLetter, Decision, DecisionLog, Delivery, EntityCursor, Event, EventId,
-    FeedOutcome, Headers, Note, OutboxStatus, Plan, Retention, UnixSeconds, ENTITY_EVENTS,
-    ENTITY_OUTBOX,
+    FeedOutcome, Headers, Note, OutboxStatus, Plan, UnixSeconds, ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -86,6 +85,7 @@ struct Handled {
     claim: Option<UnixSeconds>,
     enqueued: bool,
     retry_after: Option<u64>,
+    prune_by: Option<UnixSeconds>,
 }
 
 impl EntityObject {
@@ -133,9 +133,9 @@ impl EntityObject {
         if handled.enqueued {
             outbox::ensure_alarm(&self.state, now).await?;
         }
-        if handled.rows_written > 0 && source.config.retention != Retention::Forever {
-            // Ids past their retention are pruned by the alarm; make sure one is set.
-            outbox::ensure_alarm(&self.state, now.plus(outbox::PRUNE_EVERY)).await?;
+        if let Some(at) = handled.prune_by {
+            // Bodies and ids past their lifetime are pruned by the alarm; make sure one is set.
+            outbox::ensure_alarm(&self.state, at).await?;
         }
         let Some(until) = handled.claim else {
             self.report(loaded, source, &event, &handled, now, started);
@@ -176,6 +176,7 @@ impl EntityObject {
                 claim: None,
                 enqueued: false,
                 retry_after: None,
+                prune_by: decision.prune_by(d.source.lifetimes(), now),
             };
             match decision {
                 Decision::Apply { enqueued, .. } => handled.enqueued = enqueued,
@@ -498,8 +499,7 @@ impl EntityObject {
     async fn replay(&self, id: &EventId) -> Result<Response> {
         #[derive(Deserialize)]
         struct Row {
-            source: String,
-            headers: String,
+            headers: Option<String>,
             body: sql::Blob,
         }
         let row: Option<Row> = self
@@ -507,27 +507,29 @@ impl EntityObject {
             .storage()
             .sql()
             .exec(
-                "SELECT source, headers, body FROM bodies WHERE event_id = ?",
+                "SELECT headers, body FROM kept_bodies WHERE event_id = ?",
                 vec![sql::text(id.as_str())],
             )?
             .to_array()?
             .into_iter()
             .next();
         let Some(row) = row else {
-            return problem::NOT_FOUND.respond(format!("no stored body for event {id}"));
+            return self.no_body(id);
         };
+        let name = self.state.id().name().unwrap_or_default();
         let config = sources::load(&self.env);
-        let (loaded, source) = match sources::lookup(&config, &row.source) {
+        let (loaded, source) = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
             Ok(found) => found,
             Err(problem) => return problem,
         };
-        let Some(mut headers) = serde_json::from_str::<Map<String, Value>>(&row.headers)
-            .ok()
-            .map(|m| {
-                m.into_iter()
-                    .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
-                    .collect::<Vec<_>>()
-            })
+        let Some(mut headers) =
+            serde_json::from_str::<Map<String, Value>>(row.headers.as_deref().unwrap_or("{}"))
+                .ok()
+                .map(|m| {
+                    m.into_iter()
+                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
+                        .collect::<Vec<_>>()
+                })
         else {
             return problem::INTERNAL.respond("stored headers are unreadable");
         };
@@ -559,6 +561,35 @@ impl EntityObject {
             }),
             "application/json",
         )
+    }
+
+    /// A replay with no body to run: the event was never seen here, or it was and its body
+    /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
+    fn no_body(&self, id: &EventId) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            outcome: String,
+        }
+        let seen: Option<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT outcome FROM events WHERE event_id = ?",
+                vec![sql::text(id.as_str())],
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        problem::NOT_FOUND.respond(match seen {
+            None => format!("no stored body for event {id}: this entity has not seen it"),
+            Some(r) => format!(
+                "event {id} was {} here, but its body is no longer kept (bodies are kept for \
+                 the source's body_retention_secs; stale events keep none), so there is \
+                 nothing to replay; its id is kept, so a redelivery is still a duplicate",
+                r.outcome
+            ),
+        })
     }
 
     /// Everything a replay could touch, to show that it touched nothing.
