@@ -584,9 +584,10 @@ impl EntityObject {
         problem::NOT_FOUND.respond(match seen {
             None => format!("no stored body for event {id}: this entity has not seen it"),
             Some(r) => format!(
-                "event {id} was {} here, but its body is no longer kept (bodies are kept for \
-                 the source's body_retention_secs; stale events keep none), so there is \
-                 nothing to replay; its id is kept, so a redelivery is still a duplicate",
+                "no stored body for event {id}: it was {} here, but its body is no longer \
+                 kept (bodies are kept for the source's body_retention_secs; stale events \
+                 keep none), so there is nothing to replay; its id is kept, so a redelivery \
+                 is still a duplicate",
                 r.outcome
             ),
         })

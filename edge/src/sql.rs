@@ -508,19 +508,21 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
     Ok(())
 }
 
-/// Puts every dead row back in the queue, due at `at`; returns how many.
+/// Puts every dead row back in the queue, due at `at`; returns how many (counted from
+/// `RETURNING`: rows written count the status index's entries too).
 pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
     Ok(sql
         .exec(
             "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
-               next_attempt_at = ?, done_at = NULL WHERE status = ?",
+               next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
             vec![
                 text(OutboxStatus::Pending.as_str()),
                 int(at.0),
                 text(OutboxStatus::Dead.as_str()),
             ],
         )?
-        .rows_written())
+        .to_array::<serde_json::Value>()?
+        .len())
 }
 
 /// What pruning needs to know: the oldest body, pending and delivered row.
