@@ -133,10 +133,7 @@ impl EntityObject {
         if handled.enqueued {
             outbox::ensure_alarm(&self.state, now).await?;
         }
-        if let Some(at) = handled.prune_by {
-            // Bodies and ids past their lifetime are pruned by the alarm; make sure one is set.
-            outbox::ensure_alarm(&self.state, at).await?;
-        }
+        self.arm_prune(&handled).await?;
         let Some(until) = handled.claim else {
             self.report(loaded, source, &event, &handled, now, started);
             return respond(source, &event, &handled);
@@ -144,6 +141,7 @@ impl EntityObject {
         match self.forward_now(loaded, source, &event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
+                self.arm_prune(&handled).await?;
                 self.report(loaded, source, &event, &handled, now, started);
                 respond(source, &event, &handled)
             }
@@ -157,6 +155,15 @@ impl EntityObject {
                     .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
                 http::with_header(resp, "hookonce-outcome", "released")
             }
+        }
+    }
+
+    /// Bodies and ids past their lifetime are pruned by the alarm: make sure one is set for
+    /// what this pass kept.
+    async fn arm_prune(&self, handled: &Handled) -> Result<()> {
+        match handled.prune_by {
+            Some(at) => outbox::ensure_alarm(&self.state, at).await,
+            None => Ok(()),
         }
     }
 
