@@ -11,13 +11,12 @@ use serde_json::json;
 fn a_row_retried_past_the_body_retention_is_still_sent_with_its_body() {
     let o = Origin::start();
     o.set_default(Reply::Status(503));
-    let mut sources = origin::sources(json!({
-        "url": o.url("/hooks"), "schedule_secs": [1], "window_secs": 600
-    }));
-    sources[origin::SOURCE]["body_retention_secs"] = 1.into();
-    let w = hookonce_e2e::Worker::builder()
-        .var("HOOKONCE_SOURCES", sources)
-        .start();
+    let w = origin::worker_keeping_bodies_for(
+        json!({
+            "url": o.url("/hooks"), "schedule_secs": [1], "window_secs": 600
+        }),
+        1,
+    );
 
     let (r, body) = origin::deliver(&w, "evt_held", "ent_held");
     assert_eq!(r.status, 200, "{r}");

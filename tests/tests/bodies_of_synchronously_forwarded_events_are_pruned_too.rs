@@ -10,11 +10,7 @@ use serde_json::json;
 #[test]
 fn a_body_kept_by_a_synchronous_forward_is_pruned_after_its_retention() {
     let o = Origin::start();
-    let mut sources = origin::sources(json!({ "url": o.url("/hooks"), "mode": "sync" }));
-    sources[origin::SOURCE]["body_retention_secs"] = 1.into();
-    let w = hookonce_e2e::Worker::builder()
-        .var("HOOKONCE_SOURCES", sources)
-        .start();
+    let w = origin::worker_keeping_bodies_for(json!({ "url": o.url("/hooks"), "mode": "sync" }), 1);
 
     let (r, _) = origin::deliver(&w, "evt_sync_kept", "ent_sync");
     assert_eq!(r.status, 200, "{r}");
