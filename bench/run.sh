@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# hookonce benchmark: native core (criterion), bundle size, then load, storage cost and
-# start-up on local workerd, each against the JS baseline in the same run. Prints one
-# markdown table and writes it to bench/out/latest.md. Progress goes to stderr.
+# hookonce benchmark: native core (criterion), bundle size, then load, storage cost (rows
+# written, bytes on disk per event with the body kept and once pruned) and start-up on
+# local workerd, each against the JS baseline in the same run. Prints one markdown table
+# and writes it to bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build`; ~5 min (20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 s per scenario), for CI
@@ -25,6 +26,8 @@ workerd=$root/node_modules/.bin/workerd
 out=$root/bench/out
 raw=$out/raw
 scenarios=(unique hot dupes shuffled big)
+# Scenarios whose objects' SQLite files are measured (bytes per event).
+stored=(unique hot)
 
 step() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -48,17 +51,18 @@ cleanup() {
 }
 trap cleanup EXIT
 
-workers=(baseline)
+# floor: a JS Worker whose object answers at once (bench/floor), the ceiling on this machine.
+workers=(baseline floor)
 note=
 if [[ -f $build/index.js && -f $build/index_bg.wasm ]]; then
-    workers=(hookonce baseline)
+    workers=(hookonce baseline floor)
 else
     note="hookonce not measured: no worker-build output in ${build#"$root"/} (run make build)."
     step "warning: $note"
 fi
 
 # 1. Native core.
-step "1/5 core pipeline, criterion (native)"
+step "1/6 core pipeline, criterion (native)"
 criterion_args=()
 [[ $quick == 1 ]] && criterion_args=(--warm-up-time 0.1 --measurement-time 0.2 --sample-size 10)
 rm -rf "$CARGO_TARGET_DIR/criterion/1KiB" "$CARGO_TARGET_DIR/criterion/64KiB"
@@ -66,14 +70,15 @@ cargo bench -q -p hookonce-core --bench pipeline -- "${criterion_args[@]}" >"$ra
     || { cat "$raw/criterion.log" >&2; die "criterion failed"; }
 
 # 2. Bundle: exactly the files workerd loads, as deployed.
-step "2/5 bundle sizes"
+step "2/6 bundle sizes"
 sizes() { [[ -f $1 ]] && printf '[%d,%d]' "$(stat -c %s "$1")" "$(gzip -9c "$1" | wc -c)" || printf null; }
 printf '{"wasm":%s,"glue":%s,"baseline":%s}\n' "$(sizes "$build/index_bg.wasm")" \
     "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js)" >"$raw/bundle.json"
 
-step "3/5 building the load generator (release)"
+step "3/6 building the load generator (release)"
 cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"
 loadgen=$CARGO_TARGET_DIR/release/loadgen
+measure=$CARGO_TARGET_DIR/release/bench-storage
 
 free_port() {
     local port
@@ -86,7 +91,7 @@ free_port() {
 # 4. Start-up, one worker at a time so neither start competes with the other.
 declare -A url
 for w in "${workers[@]}"; do
-    step "4/5 start-up: $w (workerd direct)"
+    step "4/6 start-up: $w (workerd direct)"
     port=$(free_port)
     bench/workerd-config.sh "$w" "$port" "$tmp/$w" "$build" >/dev/null
     start=$(date +%s%N)
@@ -98,14 +103,51 @@ for w in "${workers[@]}"; do
     printf '{"ms":%s}\n' "$(( (ready - start) / 1000 ))e-3" >"$raw/startup-$w.json"
 done
 
-# 5. Load: per scenario, each worker in turn, so drift on a shared machine hits both alike.
+# The entity objects' SQLite files under a workerd state DIR; each run's entities are new.
+objects() { find "$1/do/hookonce-bench-entity" -name '*.sqlite' ! -name metadata.sqlite | sort; }
+# Runs scenario $2 against URL $3 into $raw/load-$1.json; for a stored scenario, measures
+# the objects it created under DIR $4 into $raw/storage-$1.json (extra args: bench-storage's).
+load() {
+    local name=$1 s=$2 at=$3 dir=$4
+    shift 4
+    objects "$dir" >"$raw/objects-before"
+    "$loadgen" --url "$at" --scenario "$s" --seconds "$seconds" \
+        --concurrency "$concurrency" --json >"$raw/load-$name.json" || return
+    [[ " ${stored[*]} " == *" $s "* ]] || return 0
+    objects "$dir" | comm -13 "$raw/objects-before" - >"$raw/objects-$name.txt" || return
+    mapfile -t files <"$raw/objects-$name.txt"
+    "$measure" "$@" "${files[@]}" >"$raw/storage-$name.json"
+}
+
+# 5. Load: per scenario, each worker in turn, so drift on a shared machine hits all alike.
 for s in "${scenarios[@]}"; do
     for w in "${workers[@]}"; do
-        step "5/5 load: $s on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
-        "$loadgen" --url "${url[$w]}" --scenario "$s" --seconds "$seconds" \
-            --concurrency "$concurrency" --json >"$raw/load-$w-$s.json"
+        step "5/6 load: $s on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
+        if [[ $w == floor ]]; then
+            # It stores nothing: load only.
+            "$loadgen" --url "${url[$w]}" --scenario "$s" --seconds "$seconds" \
+                --concurrency "$concurrency" --json >"$raw/load-$w-$s.json"
+            continue
+        fi
+        load "$w-$s" "$s" "${url[$w]}" "$tmp/$w" || die "measuring $w's storage failed"
     done
 done
+
+# 6. Storage once bodies are pruned: hookonce on a workerd of its own that keeps bodies
+# for 1 s; the stored scenarios again, then wait for the alarms to prune every body.
+if [[ ${workers[0]} == hookonce ]]; then
+    port=$(free_port)
+    BENCH_BODY_RETENTION=1 bench/workerd-config.sh hookonce "$port" "$tmp/pruned" "$build" >/dev/null
+    "$workerd" serve "$tmp/pruned/config.capnp" >"$raw/workerd-pruned.log" 2>&1 &
+    pids+=($!)
+    "$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 >/dev/null \
+        || { cat "$raw/workerd-pruned.log" >&2; die "hookonce (pruning) did not answer"; }
+    for s in "${stored[@]}"; do
+        step "6/6 storage after pruning: $s on hookonce with body_retention_secs = 1"
+        load "pruned-$s" "$s" "http://127.0.0.1:$port" "$tmp/pruned" --wait-pruned 120 \
+            || die "hookonce did not prune the bodies of $s"
+    done
+fi
 
 json_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)

@@ -34,7 +34,9 @@ if [[ -f $root/wrangler.toml ]]; then
 fi
 compat=${compat:-2026-11-01}
 
-sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"}}}'}
+# BENCH_BODY_RETENTION=N adds body_retention_secs = N to the default source.
+keep=${BENCH_BODY_RETENTION:+\"body_retention_secs\":$BENCH_BODY_RETENTION,}
+sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep'"effects":{"cardholder.updated":"snapshot","*":"notify"}}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
 
 cat > "$dir/config.capnp" <<CAPNP

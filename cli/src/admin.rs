@@ -72,7 +72,7 @@ pub fn replay(a: ReplayArgs, json: bool) -> Result<ExitCode> {
     let api = connect(&a.admin)?;
     let Some(r) = replay_one(&api, &a.admin.source, &a.event, a.entity.as_deref())? else {
         bail!(
-            "hookonce holds no body for event {}: this entity never saw it (check --entity), or its source keeps no raw bodies",
+            "hookonce holds no body for event {}: this entity never saw it (check --entity), its source keeps no raw bodies, or the body was pruned after the source's body_retention_secs",
             a.event
         );
     };
@@ -123,10 +123,11 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
                 }
                 replayed.push(r);
             }
-            // Stale events, and all events of a source without keep_raw_bodies.
+            // Stale events, events whose body was pruned (body_retention_secs), and all events
+            // of a source without keep_raw_bodies.
             None => {
                 if !json {
-                    println!("skipped {id} (recorded {recorded}): hookonce keeps no body for it");
+                    println!("skipped {id} (recorded {recorded}): hookonce keeps no body for it (any more)");
                 }
                 skipped.push(json!({ "event_id": id, "recorded": recorded }));
             }

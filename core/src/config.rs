@@ -10,7 +10,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
-use crate::retention::Retention;
+use crate::retention::{Lifetimes, Retention, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION};
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
 use crate::urls::is_http_url;
@@ -152,6 +152,8 @@ pub struct SourceConfig {
     pub forward: Option<Forward>,
     /// How long processed ids are kept.
     pub retention: Retention,
+    /// How long a raw body is kept after it arrived (pending forwards keep theirs longer).
+    pub body_retention: Seconds,
     /// Whether raw bodies are kept for replay.
     pub keep_raw_bodies: bool,
     /// Largest accepted body, in bytes.
@@ -347,6 +349,14 @@ fn default_shape(scheme: &Scheme) -> [FieldSource; 5] {
 }
 
 impl SourceConfig {
+    /// How long this source's ids and bodies are kept.
+    pub fn lifetimes(&self) -> Lifetimes {
+        Lifetimes {
+            ids: self.retention,
+            bodies: self.body_retention,
+        }
+    }
+
     /// Every request header this source reads: the scheme's signature headers and any
     /// event field configured to come from a header.
     pub fn headers_read(&self) -> Vec<&str> {
@@ -441,6 +451,16 @@ impl SourceConfig {
             Some(keep) => Retention::keep_for(keep)
                 .map_err(|_| r.invalid("retention_secs", "must be at least 86400 (24 h)"))?,
         };
+        let body_retention = match r.seconds("body_retention_secs")? {
+            None => DEFAULT_BODY_RETENTION,
+            Some(keep) if keep <= MAX_BODY_RETENTION => keep,
+            Some(_) => {
+                return Err(r.invalid(
+                    "body_retention_secs",
+                    "must be at most 315360000 (10 years)",
+                ))
+            }
+        };
         let keep_raw_bodies = match r.get("keep_raw_bodies") {
             None => true,
             Some(Value::Bool(b)) => *b,
@@ -471,6 +491,7 @@ impl SourceConfig {
             },
             forward,
             retention,
+            body_retention,
             keep_raw_bodies,
             max_body,
         })
@@ -751,6 +772,32 @@ mod tests {
         ));
         v["retention_secs"] = json!(86_400 * 30);
         assert!(SourceConfig::from_json("cockpit", &v).is_ok());
+    }
+
+    #[test]
+    fn bodies_are_kept_30_days_by_default_and_body_retention_secs_sets_it() {
+        let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
+        assert_eq!(s.lifetimes().bodies, Seconds(30 * 86_400));
+        assert_eq!(s.lifetimes().ids, Retention::Forever);
+        let mut v = cockpit();
+        v["body_retention_secs"] = json!(0);
+        let s = SourceConfig::from_json("cockpit", &v).unwrap();
+        assert_eq!(s.body_retention, Seconds(0));
+    }
+
+    #[test]
+    fn a_bad_body_retention_names_the_field() {
+        for bad in [json!(-1), json!("30d"), json!(1.5), json!(315_360_001_u64)] {
+            let mut v = cockpit();
+            v["body_retention_secs"] = bad.clone();
+            assert!(
+                matches!(
+                    SourceConfig::from_json("cockpit", &v),
+                    Err(ConfigError::Invalid(f, _)) if f == "cockpit.body_retention_secs"
+                ),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

@@ -18,8 +18,9 @@ use std::fmt;
 
 use crate::config::{FieldSource, ForwardMode, SourceConfig};
 use crate::event::{Effect, Event, EventId, EventType, Version};
+use crate::retention::{first_prune, Lifetimes};
 use crate::time::{Seconds, UnixSeconds};
-use crate::verify::Headers;
+use crate::verify::{Headers, Scheme};
 
 /// [`Decision::label`]s that other modules name.
 pub(crate) const APPLIED: &str = "applied";
@@ -151,14 +152,14 @@ pub enum Write<'e> {
         /// Minor units.
         amount: i64,
     },
-    /// Keep the raw body, for replay and for the outbox.
+    /// Keep the raw body, for replay and for the outbox, until the source's
+    /// `body_retention` has passed and no pending row needs it.
     Body {
         /// The event id.
         event_id: &'e EventId,
-        /// The source it came from.
-        source: &'e str,
-        /// The headers needed to read the body the same way again, as a JSON object.
-        headers: String,
+        /// The headers needed to read the body the same way again, as a JSON object;
+        /// `None` when the event id is all it takes (see [`replay_headers`]).
+        headers: Option<String>,
         /// The body, byte for byte.
         body: &'e [u8],
     },
@@ -233,6 +234,16 @@ impl Decision<'_> {
             Decision::Claim { write, .. } | Decision::Stale(write) => std::slice::from_ref(write),
             Decision::Duplicate(_) | Decision::InFlight { .. } => &[],
         }
+    }
+
+    /// When the alarm must prune at the latest because of these writes, made at `now`
+    /// under `lifetimes`: the body's or the id's lifetime.
+    #[must_use]
+    pub fn prune_by(&self, lifetimes: Lifetimes, now: UnixSeconds) -> Option<UnixSeconds> {
+        let writes = self.writes();
+        let kept_body = writes.iter().any(|w| matches!(w, Write::Body { .. }));
+        let recorded = writes.iter().any(|w| matches!(w, Write::Record { .. }));
+        first_prune(lifetimes, kept_body, recorded, now)
     }
 }
 
@@ -360,8 +371,7 @@ fn apply<'e>(
     if d.source.keep_raw_bodies || enqueue {
         writes.push(Write::Body {
             event_id: event.id(),
-            source: &d.source.name,
-            headers: replay_headers(d.source, d.headers),
+            headers: replay_headers(d.source, event.id(), d.headers),
             body: d.body,
         });
     }
@@ -396,10 +406,15 @@ pub fn release<'e>(
 }
 
 /// The headers a stored body needs to be read the same way again, as a JSON object:
-/// Standard Webhooks' `webhook-id` (it is signed) and any field the source reads from a
-/// header. Names are lower-case.
+/// Standard Webhooks' `webhook-id` (it is signed) unless it is the event id, which a
+/// replay falls back to, and any field the source reads from a header. Names are
+/// lower-case. `None` when nothing is needed: every byte kept per event counts.
 #[must_use]
-pub fn replay_headers(source: &SourceConfig, headers: &[(String, String)]) -> String {
+pub fn replay_headers(
+    source: &SourceConfig,
+    event_id: &EventId,
+    headers: &[(String, String)],
+) -> Option<String> {
     let shape = &source.shape;
     let mut map = serde_json::Map::new();
     let fields = [&shape.id, &shape.kind, &shape.created_at, &shape.entity];
@@ -412,5 +427,10 @@ pub fn replay_headers(source: &SourceConfig, headers: &[(String, String)]) -> St
             map.insert(name.to_ascii_lowercase(), value.into());
         }
     }
-    serde_json::Value::Object(map).to_string()
+    // A Standard Webhooks replay is signed afresh with the event id as its webhook-id.
+    let resigned = matches!(source.scheme, Scheme::StandardWebhooks);
+    if resigned && map.get("webhook-id").and_then(|v| v.as_str()) == Some(event_id.as_str()) {
+        map.remove("webhook-id");
+    }
+    (!map.is_empty()).then(|| serde_json::Value::Object(map).to_string())
 }

@@ -95,7 +95,10 @@ pub use config::{
     ConfigError, Destination, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
     SourceConfig, Sources, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_BODY,
 };
-pub use retention::{Retention, RetentionError, MIN_RETENTION};
+pub use retention::{
+    first_prune, next_prune, plan as prune_plan, Kept, Lifetimes, Prune, Retention, RetentionError,
+    DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION, MIN_RETENTION, PRUNE_BATCH, PRUNE_IDS_EVERY,
+};
 pub use retry::{
     parse_retry_after, AttemptResult, DeadReason, Next, Schedule, ScheduleError, MAX_RETRY_AFTER,
 };

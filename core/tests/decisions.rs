@@ -5,8 +5,8 @@ mod common;
 use common::model::Model;
 use common::*;
 use hookonce_core::{
-    release, Claim, Decision, Effect, Field, Lease, Outcome, ParseError, Plan, Seconds, Stored,
-    Write,
+    release, Claim, Decision, Effect, Field, Lease, Lifetimes, Outcome, ParseError, Plan,
+    Retention, Seconds, Stored, Write,
 };
 use serde_json::json;
 
@@ -44,11 +44,49 @@ fn a_new_snapshot_event_is_applied_with_its_state_version_body_and_outbox_row() 
     };
     assert_eq!(*state, r#"{"id":"card_1","status":"active"}"#);
     assert_eq!(version.event_id.as_str(), "evt_1");
-    assert!(matches!(&w[2], Write::Body { body, headers, .. }
-        if *body == e.body.as_slice() && headers.contains("\"webhook-id\":\"evt_1\"")));
+    // webhook-id is the event id, which a replay signs with anyway: no headers kept.
+    assert!(matches!(&w[2], Write::Body { body, headers: None, .. }
+        if *body == e.body.as_slice()));
     assert!(matches!(w[3], Write::Enqueue { .. }));
     assert_eq!(w.len(), 4);
     assert!(matches!(d, Decision::Apply { enqueued: true, .. }));
+}
+
+#[test]
+fn a_webhook_id_other_than_the_event_id_is_kept_with_the_body() {
+    let mut e = event(&snapshot("evt_1", "card_1", 0, "active"));
+    for (name, value) in &mut e.headers {
+        if name == "webhook-id" {
+            *value = "msg_other".into();
+        }
+    }
+    let d = e.decide(&Stored::default(), ASYNC, NOW);
+    let Some(Write::Body { headers, .. }) = writes(&d).get(2) else {
+        panic!("expected a body write");
+    };
+    assert_eq!(headers.as_deref(), Some(r#"{"webhook-id":"msg_other"}"#));
+}
+
+#[test]
+fn an_applied_body_may_be_pruned_once_its_retention_has_passed_and_a_stale_event_keeps_none() {
+    let lifetimes = Lifetimes {
+        ids: Retention::Forever,
+        bodies: Seconds(60),
+    };
+    let e = event(&snapshot("evt_1", "card_1", 0, "active"));
+    let applied = e.decide(&Stored::default(), ASYNC, NOW);
+    assert_eq!(
+        applied.prune_by(lifetimes, NOW),
+        Some(NOW.plus(Seconds(61)))
+    );
+    let older = event(&snapshot("evt_0", "card_1", -5, "active"));
+    let stored = Stored {
+        version: e.version(),
+        ..Stored::default()
+    };
+    let stale = older.decide(&stored, ASYNC, NOW);
+    assert!(matches!(stale, Decision::Stale(_)));
+    assert_eq!(stale.prune_by(lifetimes, NOW), None);
 }
 
 #[test]

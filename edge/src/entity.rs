@@ -9,8 +9,7 @@
 use hookonce_core::{
     decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
     split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
-    Headers, Note, OutboxStatus, Outgoing, Plan, Retention, UnixSeconds, ENTITY_EVENTS,
-    ENTITY_OUTBOX,
+    Headers, Note, OutboxStatus, Outgoing, Plan, UnixSeconds, ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -88,6 +87,7 @@ struct Handled {
     claim: Option<UnixSeconds>,
     enqueued: bool,
     retry_after: Option<u64>,
+    prune_by: Option<UnixSeconds>,
 }
 
 impl EntityObject {
@@ -154,10 +154,7 @@ impl EntityObject {
         if handled.enqueued {
             outbox::ensure_alarm(&self.state, now).await?;
         }
-        if handled.rows_written > 0 && source.config.retention != Retention::Forever {
-            // Ids past their retention are pruned by the alarm; make sure one is set.
-            outbox::ensure_alarm(&self.state, now.plus(outbox::PRUNE_EVERY)).await?;
-        }
+        self.arm_prune(&handled).await?;
         let Some(until) = handled.claim else {
             self.report(loaded, source, event, &handled, now, started);
             return respond(source, event, &handled);
@@ -165,6 +162,7 @@ impl EntityObject {
         match self.forward_now(loaded, source, event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
+                self.arm_prune(&handled).await?;
                 self.report(loaded, source, event, &handled, now, started);
                 respond(source, event, &handled)
             }
@@ -178,6 +176,15 @@ impl EntityObject {
                     .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
                 http::with_header(resp, OUTCOME_HEADER, "released")
             }
+        }
+    }
+
+    /// Bodies and ids past their lifetime are pruned by the alarm: make sure one is set for
+    /// what this pass kept.
+    async fn arm_prune(&self, handled: &Handled) -> Result<()> {
+        match handled.prune_by {
+            Some(at) => outbox::ensure_alarm(&self.state, at).await,
+            None => Ok(()),
         }
     }
 
@@ -197,6 +204,7 @@ impl EntityObject {
                 claim: None,
                 enqueued: false,
                 retry_after: None,
+                prune_by: decision.prune_by(d.source.lifetimes(), now),
             };
             match decision {
                 Decision::Apply { enqueued, .. } => handled.enqueued = enqueued,
@@ -501,8 +509,7 @@ impl EntityObject {
     async fn replay(&self, id: &EventId) -> Result<Response> {
         #[derive(Deserialize)]
         struct Row {
-            source: String,
-            headers: String,
+            headers: Option<String>,
             body: sql::Blob,
         }
         let row: Option<Row> = self
@@ -510,27 +517,29 @@ impl EntityObject {
             .storage()
             .sql()
             .exec(
-                "SELECT source, headers, body FROM bodies WHERE event_id = ?",
+                "SELECT headers, body FROM kept_bodies WHERE event_id = ?",
                 vec![sql::text(id.as_str())],
             )?
             .to_array()?
             .into_iter()
             .next();
         let Some(row) = row else {
-            return problem::NOT_FOUND.respond(format!("no stored body for event {id}"));
+            return self.no_body(id);
         };
+        let name = self.state.id().name().unwrap_or_default();
         let config = sources::load(&self.env);
-        let (loaded, source) = match sources::lookup(&config, &row.source) {
+        let (loaded, source) = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
             Ok(found) => found,
             Err(problem) => return problem,
         };
-        let Some(mut headers) = serde_json::from_str::<Map<String, Value>>(&row.headers)
-            .ok()
-            .map(|m| {
-                m.into_iter()
-                    .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
-                    .collect::<Vec<_>>()
-            })
+        let Some(mut headers) =
+            serde_json::from_str::<Map<String, Value>>(row.headers.as_deref().unwrap_or("{}"))
+                .ok()
+                .map(|m| {
+                    m.into_iter()
+                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
+                        .collect::<Vec<_>>()
+                })
         else {
             return problem::INTERNAL.respond("stored headers are unreadable");
         };
@@ -562,6 +571,36 @@ impl EntityObject {
             }),
             "application/json",
         )
+    }
+
+    /// A replay with no body to run: the event was never seen here, or it was and its body
+    /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
+    fn no_body(&self, id: &EventId) -> Result<Response> {
+        #[derive(Deserialize)]
+        struct Row {
+            outcome: String,
+        }
+        let seen: Option<Row> = self
+            .state
+            .storage()
+            .sql()
+            .exec(
+                "SELECT outcome FROM events WHERE event_id = ?",
+                vec![sql::text(id.as_str())],
+            )?
+            .to_array()?
+            .into_iter()
+            .next();
+        problem::NOT_FOUND.respond(match seen {
+            None => format!("no stored body for event {id}: this entity has not seen it"),
+            Some(r) => format!(
+                "no stored body for event {id}: it was {} here, but its body is no longer \
+                 kept (bodies are kept for the source's body_retention_secs; stale events \
+                 keep none), so there is nothing to replay; its id is kept, so a redelivery \
+                 is still a duplicate",
+                r.outcome
+            ),
+        })
     }
 
     /// Everything a replay could touch, to show that it touched nothing.

@@ -196,13 +196,7 @@ impl KeyObject {
                 now.0.into(),
             ],
         )?;
-        sql::store_body(
-            sql,
-            &accepted.message_id,
-            PUBLISH_SOURCE,
-            "{}",
-            &accepted.envelope,
-        )?;
+        sql::store_body(sql, &accepted.message_id, None, &accepted.envelope, now)?;
         sql::enqueue(
             sql,
             &accepted.message_id,

@@ -1,5 +1,6 @@
 //! Carrying out the outbox: the alarm delivers an object's pending rows in order, head of
-//! line first, as core's `outbox` module decides, and prunes what retention allows.
+//! line first, as core's `outbox` module decides, and prunes what retention allows
+//! (core's `retention`: ids, bodies and delivered rows, in bounded batches).
 //!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
 //! after a crash only the head row can go out again, never an older one after a newer one.
@@ -9,8 +10,8 @@
 use std::rc::Rc;
 
 use hookonce_core::{
-    after_attempt, attempt_log, outbox_step, outbox_target, source_of, Outgoing, Seconds, Step,
-    Transition, UnixSeconds,
+    after_attempt, attempt_log, next_prune, outbox_step, outbox_target, prune_plan, source_of,
+    Outgoing, Seconds, Step, Transition, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
@@ -18,9 +19,6 @@ use worker::{js_sys, Env, ScheduledTime, State, Storage};
 use crate::send;
 use crate::sources::{self, Loaded};
 use crate::{clock, logs, sql};
-
-/// How often an entity with a finite retention prunes its processed ids.
-pub const PRUNE_EVERY: Seconds = Seconds::DAY;
 
 /// Makes sure the alarm fires no later than `at`.
 pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> worker::Result<()> {
@@ -136,18 +134,31 @@ pub async fn requeue_dead(state: &State) -> worker::Result<usize> {
     Ok(requeued)
 }
 
-/// Forgets processed ids older than the object's source's retention (never by default).
+/// Prunes what the object's source's lifetimes allow, one bounded batch per kind (core's
+/// `prune_plan`), and sets the alarm for the next batch while work remains.
 pub async fn prune(state: &State, loaded: &Loaded) -> worker::Result<()> {
     let name = state.id().name();
-    let retention = name
+    let Some(lifetimes) = name
         .as_deref()
         .and_then(source_of)
         .and_then(|source| loaded.source(source))
-        .map(|s| s.config.retention);
+        .map(|s| s.config.lifetimes())
+    else {
+        return Ok(());
+    };
+    let sql = state.storage().sql();
     let now = clock::now();
-    if let Some(cutoff) = retention.and_then(|r| r.prune_before(now)) {
-        sql::prune_events(&state.storage().sql(), cutoff)?;
-        ensure_alarm(state, now.plus(PRUNE_EVERY)).await?;
+    let kept = sql::kept(&sql)?;
+    let mut done = Vec::new();
+    for p in prune_plan(lifetimes, &kept, now) {
+        done.push((p, sql::prune(&sql, p)?));
     }
-    Ok(())
+    let kept = match done.is_empty() {
+        true => kept,
+        false => sql::kept(&sql)?,
+    };
+    match next_prune(lifetimes, &done, &kept, now) {
+        Some(at) => ensure_alarm(state, at).await,
+        None => Ok(()),
+    }
 }

@@ -3,8 +3,8 @@
 //! types, bound as a parameter.
 
 use hookonce_core::{
-    Claim, CreatedAt, Effect, Event, EventId, Head, Lease, OutboxStatus, Outcome, Plan, Stored,
-    Transition, UnixSeconds, Version, Write,
+    Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome, Plan,
+    Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
@@ -44,13 +44,20 @@ CREATE TABLE IF NOT EXISTS claim (
 ";
 
 /// What the outbox needs, in entity and key objects alike: kept bodies and the queue.
+///
+/// Bodies live in a rowid table: a 1 KiB body is more than a `WITHOUT ROWID` cell holds
+/// in a 4 KiB page (about 1,000 bytes), so there each body spilled into an overflow page
+/// of its own, 4.6 KB per body measured; here three share a page (1.4 KB each). The
+/// unique `event_id` index costs one row written per body (34 B). The queue's
+/// `(status, seq)` index finds the head without scanning delivered rows.
 pub const OUTBOX_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS bodies (
-  event_id TEXT PRIMARY KEY,
-  source   TEXT NOT NULL,
-  headers  TEXT NOT NULL,           -- the headers the event was read with, as JSON
-  body     BLOB NOT NULL
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS kept_bodies (
+  seq      INTEGER PRIMARY KEY,     -- arrival order: pruning walks it oldest first
+  event_id TEXT NOT NULL UNIQUE,
+  headers  TEXT,                    -- JSON; NULL when the event id is all a replay needs
+  body     BLOB NOT NULL,
+  kept_at  INTEGER NOT NULL         -- unix seconds
+);
 CREATE TABLE IF NOT EXISTS outbox (
   seq              INTEGER PRIMARY KEY,
   event_id         TEXT NOT NULL,
@@ -64,7 +71,13 @@ CREATE TABLE IF NOT EXISTS outbox (
   last_result      TEXT,
   done_at          INTEGER
 );
+CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq);
 ";
+
+/// Objects created before `kept_bodies` kept their bodies in `bodies` (`WITHOUT ROWID`,
+/// with a `source` column): moved over once, kept from the move on.
+const LEGACY_BODIES: &str =
+    "SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'bodies'";
 
 /// Creates `schemas` (idempotent, cheap when they exist); for an object's constructor.
 pub fn create(state: &State, schemas: &[&str]) {
@@ -74,6 +87,31 @@ pub fn create(state: &State, schemas: &[&str]) {
             worker::console_error!("hookonce: creating the schema failed: {e}");
         }
     }
+    if let Err(e) = migrate_bodies(state, &sql) {
+        worker::console_error!("hookonce: moving bodies to kept_bodies failed: {e}");
+    }
+}
+
+/// Moves a legacy `bodies` table's rows into `kept_bodies`, in one transaction.
+fn migrate_bodies(state: &State, sql: &SqlStorage) -> worker::Result<()> {
+    #[derive(Deserialize)]
+    struct One {
+        #[allow(dead_code)]
+        one: i64,
+    }
+    if first::<One>(sql, LEGACY_BODIES, vec![])?.is_none() {
+        return Ok(());
+    }
+    let now = crate::clock::now();
+    transaction(state, || {
+        sql.exec(
+            "INSERT OR IGNORE INTO kept_bodies (event_id, headers, body, kept_at)
+             SELECT event_id, headers, body, ? FROM bodies",
+            vec![int(now.0)],
+        )?;
+        sql.exec("DROP TABLE bodies", None)?;
+        Ok(())
+    })
 }
 
 #[wasm_bindgen]
@@ -272,10 +310,9 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
         )?,
         Write::Body {
             event_id,
-            source,
             headers,
             body,
-        } => return store_body(sql, event_id.as_str(), source, headers, body),
+        } => return store_body(sql, event_id.as_str(), headers.as_deref(), body, now),
         Write::Enqueue { event_id, source } => {
             return enqueue(sql, event_id.as_str(), source, None, now)
         }
@@ -305,22 +342,23 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
     Ok(cursor.rows_written())
 }
 
-/// Keeps a raw body (and the headers to read it with) for replay and the outbox.
+/// Keeps a raw body (and the headers to read it with, if any) for replay and the outbox.
 pub fn store_body(
     sql: &SqlStorage,
     event_id: &str,
-    source: &str,
-    headers: &str,
+    headers: Option<&str>,
     body: &[u8],
+    now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
         .exec(
-            "INSERT OR REPLACE INTO bodies (event_id, source, headers, body) VALUES (?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO kept_bodies (event_id, headers, body, kept_at)
+             VALUES (?, ?, ?, ?)",
             vec![
                 text(event_id),
-                text(source),
-                text(headers),
+                headers.map_or(SqlStorageValue::Null, text),
                 SqlStorageValue::from(body.to_vec()),
+                int(now.0),
             ],
         )?
         .rows_written())
@@ -392,7 +430,7 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
         sql,
         "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at, o.next_attempt_at,
                 o.destination, b.body
-         FROM outbox o LEFT JOIN bodies b ON b.event_id = o.event_id
+         FROM outbox o LEFT JOIN kept_bodies b ON b.event_id = o.event_id
          WHERE o.status = ? ORDER BY o.seq LIMIT 1",
         vec![text(OutboxStatus::Pending.as_str())],
     )?;
@@ -467,28 +505,87 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
     Ok(())
 }
 
-/// Puts every dead row back in the queue, due at `at`; returns how many.
+/// Puts every dead row back in the queue, due at `at`; returns how many (counted from
+/// `RETURNING`: rows written count the status index's entries too).
 pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
     Ok(sql
         .exec(
             "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
-               next_attempt_at = ?, done_at = NULL WHERE status = ?",
+               next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
             vec![
                 text(OutboxStatus::Pending.as_str()),
                 int(at.0),
                 text(OutboxStatus::Dead.as_str()),
             ],
         )?
-        .rows_written())
+        .to_array::<serde_json::Value>()?
+        .len())
 }
 
-/// Forgets processed ids decided before `cutoff`.
-pub fn prune_events(sql: &SqlStorage, cutoff: UnixSeconds) -> worker::Result<()> {
-    sql.exec(
-        "DELETE FROM events WHERE processed_at < ?",
-        vec![int(cutoff.0)],
+/// What pruning needs to know: the oldest body, pending and delivered row.
+pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
+    #[derive(Deserialize)]
+    struct Row {
+        body: Option<i64>,
+        pending: Option<i64>,
+        delivered: Option<i64>,
+    }
+    let row: Option<Row> = first(
+        sql,
+        "SELECT (SELECT kept_at FROM kept_bodies ORDER BY seq LIMIT 1) AS body,
+                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
+                (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
+        vec![
+            text(OutboxStatus::Pending.as_str()),
+            text(OutboxStatus::Delivered.as_str()),
+        ],
     )?;
-    Ok(())
+    Ok(row.map_or_else(Kept::default, |r| Kept {
+        oldest_body: r.body.map(UnixSeconds),
+        oldest_pending: r.pending.map(UnixSeconds),
+        oldest_delivered: r.delivered.map(UnixSeconds),
+    }))
+}
+
+/// Carries out one prune; returns the rows it deleted. Each walks its table oldest first
+/// and stops at the first row too young to go (the `COALESCE` bound), so it reads what it
+/// deletes, not the whole table; a row out of order (a clock step back) goes later, never
+/// early.
+pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
+    let deleted = match p {
+        Prune::Bodies { kept_before, limit } => sql.exec(
+            "DELETE FROM kept_bodies WHERE seq IN (
+               SELECT seq FROM kept_bodies WHERE kept_at < ?1 AND seq < COALESCE(
+                 (SELECT seq FROM kept_bodies WHERE kept_at >= ?1 ORDER BY seq LIMIT 1),
+                 9007199254740991)
+               ORDER BY seq LIMIT ?2)
+             RETURNING seq",
+            vec![int(kept_before.0), int(i64::from(limit))],
+        )?,
+        Prune::Delivered { done_before, limit } => sql.exec(
+            "DELETE FROM outbox WHERE seq IN (
+               SELECT seq FROM outbox WHERE status = ?1 AND done_at < ?2 AND seq < COALESCE(
+                 (SELECT seq FROM outbox WHERE status = ?1 AND done_at >= ?2 ORDER BY seq LIMIT 1),
+                 9007199254740991)
+               ORDER BY seq LIMIT ?3)
+             RETURNING seq",
+            vec![
+                text(OutboxStatus::Delivered.as_str()),
+                int(done_before.0),
+                int(i64::from(limit)),
+            ],
+        )?,
+        Prune::Ids {
+            processed_before,
+            limit,
+        } => sql.exec(
+            "DELETE FROM events WHERE event_id IN (
+               SELECT event_id FROM events WHERE processed_at < ? LIMIT ?)
+             RETURNING 1 AS seq",
+            vec![int(processed_before.0), int(i64::from(limit))],
+        )?,
+    };
+    Ok(deleted.to_array::<serde_json::Value>()?.len())
 }
 
 /// A BLOB column. SQL cursors hand BLOBs over as `ArrayBuffer`s, which serde-wasm-bindgen

@@ -214,3 +214,58 @@ pub fn wait_feed(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// A worker whose `cockpit` source keeps raw bodies for `secs` seconds after they arrive.
+pub fn worker_keeping_bodies_for(secs: u64) -> Worker {
+    let mut sources = crate::wrangler_sources();
+    sources[COCKPIT]["body_retention_secs"] = secs.into();
+    Worker::builder().var("HOOKONCE_SOURCES", sources).start()
+}
+
+/// `POST /admin/replay/cockpit/{event_id}?entity={entity}` with the admin token.
+pub fn replay(w: &Worker, event_id: &str, entity: &str) -> Resp {
+    replay_in(w, COCKPIT, event_id, entity)
+}
+
+/// [`replay`] for any source.
+pub fn replay_in(w: &Worker, source: &str, event_id: &str, entity: &str) -> Resp {
+    admin_post(
+        w,
+        &format!("/admin/replay/{source}/{event_id}?entity={entity}"),
+    )
+}
+
+/// Polls an admin replay of `cockpit`'s `event_id` until it answers 404, i.e. the
+/// entity's alarm has pruned the body (a replay before that is a harmless duplicate);
+/// returns that answer. Panics with the last answer after `timeout`.
+pub fn wait_body_pruned(
+    w: &Worker,
+    event_id: &str,
+    entity: &str,
+    timeout: std::time::Duration,
+) -> Resp {
+    wait_body_pruned_in(w, COCKPIT, event_id, entity, timeout)
+}
+
+/// [`wait_body_pruned`] for any source.
+pub fn wait_body_pruned_in(
+    w: &Worker,
+    source: &str,
+    event_id: &str,
+    entity: &str,
+    timeout: std::time::Duration,
+) -> Resp {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let r = replay_in(w, source, event_id, entity);
+        if r.status == 404 {
+            return r;
+        }
+        assert_eq!(r.status, 200, "a replay with its body kept: {r}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the body of {event_id} still kept after {timeout:?}: {r}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}

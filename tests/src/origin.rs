@@ -402,6 +402,16 @@ pub fn worker(forward: serde_json::Value) -> crate::Worker {
         .start()
 }
 
+/// A Worker configured with [`sources`]`(forward)` whose source keeps raw bodies `secs`
+/// seconds after they arrive (`body_retention_secs`).
+pub fn worker_keeping_bodies_for(forward: serde_json::Value, secs: u64) -> crate::Worker {
+    let mut sources = sources(forward);
+    sources[SOURCE]["body_retention_secs"] = secs.into();
+    crate::Worker::builder()
+        .var("HOOKONCE_SOURCES", sources)
+        .start()
+}
+
 /// An event body in the Standard Webhooks shape the default fields read.
 pub fn event_body(id: &str, kind: &str, entity: &str, created_at: i64) -> Vec<u8> {
     serde_json::json!({

@@ -3,9 +3,10 @@
 //! ```text
 //! bench-report RAW_DIR CRITERION_DIR
 //! ```
-//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json` and `load-{worker}-{scenario}.json`
-//! (also for the `floor` worker, when present),
-//! and the criterion medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
+//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}.json`
+//! (also for the `floor` worker, when present), `storage-{worker}-{scenario}.json` and, for
+//! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json`; and the criterion
+//! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
 
 use std::collections::BTreeMap;
@@ -244,6 +245,34 @@ fn main() {
         &rows[1],
         NA,
     ]);
+
+    // 5b. Bytes on disk per event: the live pages of the scenario's objects over the events
+    // they recorded (applied and stale; a duplicate records nothing).
+    let per_event = |name: &str| -> Option<f64> {
+        let bytes = read(&raw.join(format!("storage-{name}.json")))?["live_bytes"].as_f64()?;
+        let outcomes = &read(&raw.join(format!("load-{name}.json")))?["outcomes"];
+        let events = ["applied", "stale"]
+            .iter()
+            .filter_map(|o| outcomes[o].as_f64())
+            .sum::<f64>();
+        (events > 0.0).then(|| bytes / events)
+    };
+    let bytes = |x: Option<f64>| x.map_or(NA.into(), num);
+    for s in [Scenario::Hot, Scenario::Unique] {
+        let kept = per_event(&format!("hookonce-{}", s.name()));
+        let pruned = per_event(&format!("pruned-{}", s.name()));
+        let peer = per_event(&format!("baseline-{}", s.name()));
+        t.row([
+            &format!(
+                "`{}` bytes on disk per event: body kept / body pruned (ratio: pruned)",
+                s.name()
+            ),
+            "workerd direct, live SQLite pages of the run's objects / events recorded; pruned: body_retention_secs = 1",
+            &format!("{} / {}", bytes(kept), bytes(pruned)),
+            &format!("{} (keeps no body)", bytes(peer)),
+            &ratio(pruned, peer),
+        ]);
+    }
 
     // 6. Start-up.
     let startup: Vec<Option<f64>> = WORKERS
