@@ -18,6 +18,7 @@ use std::fmt;
 
 use crate::config::{FieldSource, ForwardMode, SourceConfig};
 use crate::event::{Effect, Event, EventId, EventType, Version};
+use crate::packing::{pack, Packed};
 use crate::retention::{first_prune, Lifetimes};
 use crate::time::{Seconds, UnixSeconds};
 use crate::verify::{Headers, Scheme};
@@ -153,15 +154,17 @@ pub enum Write<'e> {
         amount: i64,
     },
     /// Keep the raw body, for replay and for the outbox, until the source's
-    /// `body_retention` has passed and no pending row needs it.
+    /// `body_retention` has passed and no pending row needs it. Always written before
+    /// the [`Write::Record`] and [`Write::Enqueue`] of its event: they point at it as the
+    /// newest body row, so bodies need no index of their own.
     Body {
         /// The event id.
         event_id: &'e EventId,
         /// The headers needed to read the body the same way again, as a JSON object;
         /// `None` when the event id is all it takes (see [`replay_headers`]).
         headers: Option<String>,
-        /// The body, byte for byte.
-        body: &'e [u8],
+        /// The body as stored ([`pack`](crate::pack)).
+        body: Packed<'e>,
     },
     /// Enqueue the event for forwarding to the source's destination.
     Enqueue {
@@ -354,7 +357,16 @@ fn apply<'e>(
     release: Option<Write<'e>>,
 ) -> Decision<'e> {
     let event = d.event;
-    let mut writes = vec![record(event, Outcome::Applied)];
+    let mut writes = Vec::with_capacity(4);
+    // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.
+    if d.source.keep_raw_bodies || enqueue {
+        writes.push(Write::Body {
+            event_id: event.id(),
+            headers: replay_headers(d.source, event.id(), d.headers),
+            body: pack(d.body),
+        });
+    }
+    writes.push(record(event, Outcome::Applied));
     match event.effect() {
         Effect::Snapshot { state } => {
             if let Some(version) = version {
@@ -366,14 +378,6 @@ fn apply<'e>(
             amount: *amount,
         }),
         Effect::Notify => {}
-    }
-    // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.
-    if d.source.keep_raw_bodies || enqueue {
-        writes.push(Write::Body {
-            event_id: event.id(),
-            headers: replay_headers(d.source, event.id(), d.headers),
-            body: d.body,
-        });
     }
     if enqueue {
         writes.push(Write::Enqueue {

@@ -80,6 +80,7 @@ mod idempotency;
 mod log;
 mod names;
 mod outbox;
+mod packing;
 mod publish;
 mod retention;
 mod retry;
@@ -111,6 +112,7 @@ pub use event::{
 };
 pub use handoff::{decode as decode_handoff, encode as encode_handoff, Handoff, HandoffError};
 pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
+pub use packing::{pack, unpack, Codec, Packed, UnpackError};
 pub use route::{
     decode_segment, encode_component, query_param, split_url, Route, RouteError, ROUTES,
 };

@@ -507,23 +507,7 @@ impl EntityObject {
     /// Runs a stored event through the whole pipeline again, freshly signed with the
     /// source's own secret, as the provider's replay button would.
     async fn replay(&self, id: &EventId) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            headers: Option<String>,
-            body: sql::Blob,
-        }
-        let row: Option<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec(
-                "SELECT headers, body FROM kept_bodies WHERE event_id = ?",
-                vec![sql::text(id.as_str())],
-            )?
-            .to_array()?
-            .into_iter()
-            .next();
-        let Some(row) = row else {
+        let Some((headers, body)) = sql::body_of(&self.state.storage().sql(), id)? else {
             return self.no_body(id);
         };
         let name = self.state.id().name().unwrap_or_default();
@@ -533,7 +517,7 @@ impl EntityObject {
             Err(problem) => return problem,
         };
         let Some(mut headers) =
-            serde_json::from_str::<Map<String, Value>>(row.headers.as_deref().unwrap_or("{}"))
+            serde_json::from_str::<Map<String, Value>>(headers.as_deref().unwrap_or("{}"))
                 .ok()
                 .map(|m| {
                     m.into_iter()
@@ -552,13 +536,13 @@ impl EntityObject {
             &source.signer,
             &webhook_id,
             clock::now(),
-            &row.body.0,
+            &body,
         ) {
             headers.retain(|(k, _)| k != name);
             headers.push((name.to_owned(), value));
         }
         let before = self.fingerprint()?;
-        let resp = self.pipeline(loaded, source, &headers, &row.body.0).await?;
+        let resp = self.pipeline(loaded, source, &headers, &body).await?;
         let after = self.fingerprint()?;
         let outcome = resp.headers().get(OUTCOME_HEADER)?.unwrap_or_default();
         json_response(

@@ -196,7 +196,8 @@ impl KeyObject {
                 now.0.into(),
             ],
         )?;
-        sql::store_body(sql, &accepted.message_id, None, &accepted.envelope, now)?;
+        let body = hookonce_core::pack(&accepted.envelope);
+        sql::store_body(sql, &accepted.message_id, None, &body, now)?;
         sql::enqueue(
             sql,
             &accepted.message_id,

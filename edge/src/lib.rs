@@ -28,6 +28,7 @@ mod notes;
 mod outbox;
 mod problem;
 mod publish;
+mod schema;
 mod send;
 mod sources;
 mod sql;

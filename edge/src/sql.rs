@@ -3,81 +3,18 @@
 //! types, bound as a parameter.
 
 use hookonce_core::{
-    Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome, Plan,
-    Prune, Stored, Transition, UnixSeconds, Version, Write,
+    unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome,
+    Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{SqlStorage, SqlStorageValue, State};
 
-/// An entity's own tables: processed ids, snapshot, ledger and the synchronous claim.
-pub const ENTITY_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS events (
-  event_id      TEXT PRIMARY KEY,
-  event_type    TEXT NOT NULL,
-  outcome       TEXT NOT NULL,      -- decide::Outcome
-  created_at    INTEGER,            -- the event's own time, unix seconds
-  processed_at  INTEGER NOT NULL    -- when hookonce decided, unix seconds
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS entity (
-  id            INTEGER PRIMARY KEY CHECK (id = 1),
-  state         TEXT NOT NULL,
-  version_secs  INTEGER NOT NULL,
-  version_nanos INTEGER NOT NULL,
-  version_event TEXT NOT NULL,
-  updated_at    INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ledger (
-  event_id    TEXT PRIMARY KEY,     -- the unique constraint that survives a cleared events table
-  amount      INTEGER NOT NULL,
-  recorded_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS claim (
-  id           INTEGER PRIMARY KEY CHECK (id = 1),
-  holder       TEXT,                -- the event being forwarded synchronously, if any
-  until        INTEGER,             -- its lease, unix seconds
-  newest_secs  INTEGER,             -- the newest version ever claimed
-  newest_nanos INTEGER,
-  newest_event TEXT
-);
-";
-
-/// What the outbox needs, in entity and key objects alike: kept bodies and the queue.
-///
-/// Bodies live in a rowid table: a 1 KiB body is more than a `WITHOUT ROWID` cell holds
-/// in a 4 KiB page (about 1,000 bytes), so there each body spilled into an overflow page
-/// of its own, 4.6 KB per body measured; here three share a page (1.4 KB each). The
-/// unique `event_id` index costs one row written per body (34 B). The queue's
-/// `(status, seq)` index finds the head without scanning delivered rows.
-pub const OUTBOX_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS kept_bodies (
-  seq      INTEGER PRIMARY KEY,     -- arrival order: pruning walks it oldest first
-  event_id TEXT NOT NULL UNIQUE,
-  headers  TEXT,                    -- JSON; NULL when the event id is all a replay needs
-  body     BLOB NOT NULL,
-  kept_at  INTEGER NOT NULL         -- unix seconds
-);
-CREATE TABLE IF NOT EXISTS outbox (
-  seq              INTEGER PRIMARY KEY,
-  event_id         TEXT NOT NULL,
-  source           TEXT NOT NULL,
-  destination      TEXT,            -- NULL: the source's configured destination
-  status           TEXT NOT NULL,   -- outbox::OutboxStatus
-  attempts         INTEGER NOT NULL DEFAULT 0,
-  enqueued_at      INTEGER NOT NULL,
-  first_attempt_at INTEGER,
-  next_attempt_at  INTEGER NOT NULL,
-  last_result      TEXT,
-  done_at          INTEGER
-);
-CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq);
-";
-
-/// Objects created before `kept_bodies` kept their bodies in `bodies` (`WITHOUT ROWID`,
-/// with a `source` column): moved over once, kept from the move on.
-const LEGACY_BODIES: &str =
-    "SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'bodies'";
+use crate::schema::{
+    migration, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, LEGACY_TABLES,
+};
+pub use crate::schema::{ENTITY_SCHEMA, OUTBOX_SCHEMA};
 
 /// Creates `schemas` (idempotent, cheap when they exist); for an object's constructor.
 pub fn create(state: &State, schemas: &[&str]) {
@@ -88,28 +25,27 @@ pub fn create(state: &State, schemas: &[&str]) {
         }
     }
     if let Err(e) = migrate_bodies(state, &sql) {
-        worker::console_error!("hookonce: moving bodies to kept_bodies failed: {e}");
+        worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
     }
 }
 
-/// Moves a legacy `bodies` table's rows into `kept_bodies`, in one transaction.
+/// Moves the bodies of an object created under an earlier layout into `raw_bodies`, in
+/// one transaction (`schema::migration`).
 fn migrate_bodies(state: &State, sql: &SqlStorage) -> worker::Result<()> {
     #[derive(Deserialize)]
-    struct One {
-        #[allow(dead_code)]
-        one: i64,
+    struct Table {
+        name: String,
     }
-    if first::<One>(sql, LEGACY_BODIES, vec![])?.is_none() {
+    let tables: Vec<Table> = sql.exec(LEGACY_TABLES, None)?.to_array()?;
+    let steps = migration(|name| tables.iter().any(|t| t.name == name));
+    if steps.is_empty() {
         return Ok(());
     }
     let now = crate::clock::now();
     transaction(state, || {
-        sql.exec(
-            "INSERT OR IGNORE INTO kept_bodies (event_id, headers, body, kept_at)
-             SELECT event_id, headers, body, ? FROM bodies",
-            vec![int(now.0)],
-        )?;
-        sql.exec("DROP TABLE bodies", None)?;
+        for step in &steps {
+            sql.exec(step.sql, step.binds_now.then(|| vec![int(now.0)]))?;
+        }
         Ok(())
     })
 }
@@ -280,8 +216,7 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
             outcome,
             created_at,
         } => sql.exec(
-            "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at)
-             VALUES (?, ?, ?, ?, ?)",
+            INSERT_RECORD,
             vec![
                 text(event_id.as_str()),
                 text(event_type.as_str()),
@@ -342,29 +277,30 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
     Ok(cursor.rows_written())
 }
 
-/// Keeps a raw body (and the headers to read it with, if any) for replay and the outbox.
+/// Keeps a packed body (and the headers to read it with, if any) for replay and the
+/// outbox. The event's record and outbox row, written next, point at it.
 pub fn store_body(
     sql: &SqlStorage,
     event_id: &str,
     headers: Option<&str>,
-    body: &[u8],
+    body: &Packed<'_>,
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
         .exec(
-            "INSERT OR REPLACE INTO kept_bodies (event_id, headers, body, kept_at)
-             VALUES (?, ?, ?, ?)",
+            INSERT_BODY,
             vec![
                 text(event_id),
+                int(body.codec.code()),
                 headers.map_or(SqlStorageValue::Null, text),
-                SqlStorageValue::from(body.to_vec()),
+                SqlStorageValue::from(body.bytes.to_vec()),
                 int(now.0),
             ],
         )?
         .rows_written())
 }
 
-/// Appends a pending row to the outbox, due now.
+/// Appends a pending row to the outbox, due now, sending the body just kept.
 pub fn enqueue(
     sql: &SqlStorage,
     event_id: &str,
@@ -374,18 +310,43 @@ pub fn enqueue(
 ) -> worker::Result<usize> {
     Ok(sql
         .exec(
-            "INSERT INTO outbox (event_id, source, destination, status, enqueued_at, next_attempt_at)
-             VALUES (?, ?, ?, ?, ?, ?)",
+            INSERT_OUTBOX,
             vec![
                 text(event_id),
                 text(source),
                 destination.map_or(SqlStorageValue::Null, text),
                 text(OutboxStatus::Pending.as_str()),
                 int(now.0),
-                int(now.0),
             ],
         )?
         .rows_written())
+}
+
+/// A stored body, unpacked: `None` when the stored bytes do not decode (logged).
+fn unpacked(codec: i64, body: Blob) -> Option<Vec<u8>> {
+    match unpack(codec, &body.0) {
+        Ok(std::borrow::Cow::Borrowed(_)) => Some(body.0),
+        Ok(std::borrow::Cow::Owned(bytes)) => Some(bytes),
+        Err(e) => {
+            worker::console_error!("hookonce: a kept body is unreadable: {e}");
+            None
+        }
+    }
+}
+
+/// The kept body of `event_id` and the headers to read it with, if it is still kept.
+pub fn body_of(
+    sql: &SqlStorage,
+    event_id: &EventId,
+) -> worker::Result<Option<(Option<String>, Vec<u8>)>> {
+    #[derive(Deserialize)]
+    struct Row {
+        codec: i64,
+        headers: Option<String>,
+        body: Blob,
+    }
+    let row: Option<Row> = first(sql, BODY_OF_EVENT, vec![text(event_id.as_str())])?;
+    Ok(row.and_then(|r| Some((r.headers, unpacked(r.codec, r.body)?))))
 }
 
 /// The columns the read APIs show of an outbox row; append a `WHERE`/`ORDER BY`.
@@ -424,13 +385,14 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
         first_attempt_at: Option<i64>,
         next_attempt_at: i64,
         destination: Option<String>,
+        codec: Option<i64>,
         body: Option<Blob>,
     }
     let row: Option<Row> = first(
         sql,
         "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at, o.next_attempt_at,
-                o.destination, b.body
-         FROM outbox o LEFT JOIN kept_bodies b ON b.event_id = o.event_id
+                o.destination, b.codec, b.body
+         FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id
          WHERE o.status = ? ORDER BY o.seq LIMIT 1",
         vec![text(OutboxStatus::Pending.as_str())],
     )?;
@@ -444,7 +406,7 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
         event_id: r.event_id,
         source: r.source,
         destination: r.destination,
-        body: r.body.map(|b| b.0),
+        body: r.body.and_then(|b| unpacked(r.codec.unwrap_or(0), b)),
     }))
 }
 
@@ -532,7 +494,7 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     }
     let row: Option<Row> = first(
         sql,
-        "SELECT (SELECT kept_at FROM kept_bodies ORDER BY seq LIMIT 1) AS body,
+        "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
                 (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
                 (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
         vec![
@@ -554,9 +516,9 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
 pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
     let deleted = match p {
         Prune::Bodies { kept_before, limit } => sql.exec(
-            "DELETE FROM kept_bodies WHERE seq IN (
-               SELECT seq FROM kept_bodies WHERE kept_at < ?1 AND seq < COALESCE(
-                 (SELECT seq FROM kept_bodies WHERE kept_at >= ?1 ORDER BY seq LIMIT 1),
+            "DELETE FROM raw_bodies WHERE seq IN (
+               SELECT seq FROM raw_bodies WHERE kept_at < ?1 AND seq < COALESCE(
+                 (SELECT seq FROM raw_bodies WHERE kept_at >= ?1 ORDER BY seq LIMIT 1),
                  9007199254740991)
                ORDER BY seq LIMIT ?2)
              RETURNING seq",

@@ -11,18 +11,57 @@ pub const BIG_BODY: usize = 64 * 1024;
 pub const EVENT_TYPE: &str = "cardholder.updated";
 
 /// `{"id":…,"type":"cardholder.updated","created_at":…,"data":{"object":{"id":card,…}}}`,
-/// padded with a `note` field to `size` bytes (or left shorter if the fields alone exceed it).
+/// shaped like a provider's cardholder object, and filled to `size` bytes (or left
+/// shorter if the fields alone exceed it) with `metadata` entries whose values are
+/// pseudo-random per event. Real payloads mix repeated keys with ids and hashes that do
+/// not compress; a filler of one repeated byte would flatter hookonce's body packing.
 /// `id` and `card` must need no JSON escaping.
 pub fn body(id: &str, card: &str, created_at: i64, size: usize) -> Vec<u8> {
     let created_at = rfc3339(created_at);
-    let with = |pad: usize| {
-        format!(
-            r#"{{"id":"{id}","type":"{EVENT_TYPE}","created_at":"{created_at}","data":{{"object":{{"id":"{card}","status":"active","note":"{}"}}}}}}"#,
-            "x".repeat(pad)
-        )
-    };
-    let pad = size.saturating_sub(with(0).len());
-    with(pad).into_bytes()
+    let head = format!(
+        r#"{{"id":"{id}","object":"event","type":"{EVENT_TYPE}","created_at":"{created_at}","livemode":false,"data":{{"object":{{"id":"{card}","object":"issuing.cardholder","status":"active","type":"individual","name":"Jenny Rosen","email":"jenny.rosen@example.com","phone_number":"+18008675309","billing":{{"address":{{"city":"San Francisco","country":"US","line1":"1234 Main Street","line2":null,"postal_code":"94111","state":"CA"}}}},"spending_controls":{{"allowed_categories":[],"blocked_categories":[],"spending_limits":[]}},"metadata":{{"#
+    );
+    let (last, tail) = (r#""ref":""#, r#""}}}}"#);
+    let mut out = head;
+    let mut random = Hex::seeded(id);
+    for i in 0.. {
+        let entry = format!(r#""order_{i}":"{}","#, random.take(12));
+        if out.len() + entry.len() + last.len() + tail.len() > size {
+            break;
+        }
+        out.push_str(&entry);
+    }
+    out.push_str(last);
+    let fill = size.saturating_sub(out.len() + tail.len());
+    out.push_str(&random.take(fill));
+    out.push_str(tail);
+    out.into_bytes()
+}
+
+/// Lower-case hex digits from SplitMix64, seeded by a string: the same per event id.
+struct Hex(u64);
+
+impl Hex {
+    fn seeded(s: &str) -> Hex {
+        // FNV-1a.
+        Hex(s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        }))
+    }
+
+    fn take(&mut self, n: usize) -> String {
+        let mut out = String::with_capacity(n);
+        while out.len() < n {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            let digits = format!("{z:016x}");
+            out.push_str(&digits[..digits.len().min(n - out.len())]);
+        }
+        out
+    }
 }
 
 /// Unix seconds as RFC 3339 UTC, `2026-10-06T07:06:30Z`.

@@ -133,6 +133,23 @@ mod tests {
     }
 
     #[test]
+    fn bodies_are_valid_json_that_differs_per_event_and_compresses_like_a_real_payload() {
+        let a = event::body("evt_1", "card_1", 1_791_270_390, SMALL_BODY);
+        let b = event::body("evt_2", "card_1", 1_791_270_390, SMALL_BODY);
+        let json: serde_json::Value = serde_json::from_slice(&a).unwrap();
+        assert_eq!(json["data"]["object"]["id"], "card_1");
+        assert_ne!(a[200..], b[200..]);
+        // Not a run of one byte: LZ4 keeps well over half of it.
+        let packed = hookonce_core::pack(&a);
+        assert!(
+            packed.bytes.len() * 10 > a.len() * 6,
+            "{} of {}",
+            packed.bytes.len(),
+            a.len()
+        );
+    }
+
+    #[test]
     fn dupes_sends_every_event_twice() {
         let d = |n| Scenario::Dupes.delivery("r", n);
         assert_eq!(d(4), d(5));

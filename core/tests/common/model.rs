@@ -14,7 +14,10 @@ pub struct Model {
     pub records: HashMap<EventId, Outcome>,
     pub snapshot: Option<(String, Version)>,
     pub ledger: BTreeMap<EventId, i64>,
+    /// Bodies a replay can find: linked from their record, as the adapter links them.
     pub bodies: HashMap<EventId, Vec<u8>>,
+    /// The newest body row: the one a record or outbox row written next points at.
+    pub newest_body: Option<(EventId, Vec<u8>)>,
     pub outbox: Vec<EventId>,
     pub claim: Option<Claim>,
 }
@@ -46,6 +49,11 @@ impl Model {
                 event_id, outcome, ..
             } => {
                 self.records.insert((*event_id).clone(), *outcome);
+                if let Some((id, body)) = &self.newest_body {
+                    if id == *event_id {
+                        self.bodies.insert(id.clone(), body.clone());
+                    }
+                }
             }
             Write::Snapshot { state, version } => {
                 self.snapshot = Some(((*state).to_owned(), version.clone()));
@@ -55,9 +63,14 @@ impl Model {
                 assert!(prev.is_none(), "unique ledger row violated");
             }
             Write::Body { event_id, body, .. } => {
-                self.bodies.insert((*event_id).clone(), body.to_vec());
+                let bytes = hookonce_core::unpack(body.codec.code(), &body.bytes).unwrap();
+                self.newest_body = Some(((*event_id).clone(), bytes.into_owned()));
             }
-            Write::Enqueue { event_id, .. } => self.outbox.push((*event_id).clone()),
+            Write::Enqueue { event_id, .. } => {
+                let newest = self.newest_body.as_ref().map(|(id, _)| id);
+                assert_eq!(newest, Some(*event_id), "an outbox row must find its body");
+                self.outbox.push((*event_id).clone());
+            }
             Write::Claim(claim) => self.claim = Some(claim.clone()),
             Write::Release { event_id, until } => {
                 let Some(claim) = self.claim.as_mut() else {

@@ -6,9 +6,9 @@
 //! Prints one JSON object for the SQLite files given (one per object): `live_bytes`, the
 //! pages in use, `(page_count − freelist_count) × page_size` (what workerd's
 //! `sql.databaseSize` reports; a file keeps freed pages for reuse, `file_bytes` counts
-//! them too), and `bodies`, the rows left in hookonce's `kept_bodies` (null for the
+//! them too), and `bodies`, the rows left in hookonce's `raw_bodies` (null for the
 //! baseline, which keeps none). With `--wait-pruned`, first waits up to SECS for every
-//! file's `kept_bodies` to be empty (the alarms have pruned them), and exits 1 if not.
+//! file's `raw_bodies` to be empty (the alarms have pruned them), and exits 1 if not.
 //! Reads through the WAL, so a running workerd's last writes count.
 
 use std::time::{Duration, Instant};
@@ -29,12 +29,12 @@ fn measure(path: &str) -> rusqlite::Result<Measured> {
     };
     let live = (pragma("page_count")? - pragma("freelist_count")?) * pragma("page_size")?;
     let has_bodies: bool = c.query_row(
-        "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'kept_bodies'",
+        "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'raw_bodies'",
         [],
         |r| r.get(0),
     )?;
     let bodies = match has_bodies {
-        true => Some(c.query_row("SELECT COUNT(*) FROM kept_bodies", [], |r| r.get(0))?),
+        true => Some(c.query_row("SELECT COUNT(*) FROM raw_bodies", [], |r| r.get(0))?),
         false => None,
     };
     let file_bytes = ["", "-wal"]

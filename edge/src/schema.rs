@@ -1,0 +1,173 @@
+//! The objects' SQLite schema and the one-time move of bodies kept by earlier layouts.
+//! Plain text, no dependencies: the migration test runs it natively against SQLite.
+
+/// An entity's own tables: processed ids, snapshot, ledger and the synchronous claim.
+pub const ENTITY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS events (
+  event_id      TEXT PRIMARY KEY,
+  event_type    TEXT NOT NULL,
+  outcome       TEXT NOT NULL,      -- decide::Outcome
+  created_at    INTEGER,            -- the event's own time, unix seconds
+  processed_at  INTEGER NOT NULL,   -- when hookonce decided, unix seconds
+  body_seq      INTEGER             -- raw_bodies.seq of its kept body, if one was kept
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entity (
+  id            INTEGER PRIMARY KEY CHECK (id = 1),
+  state         TEXT NOT NULL,
+  version_secs  INTEGER NOT NULL,
+  version_nanos INTEGER NOT NULL,
+  version_event TEXT NOT NULL,
+  updated_at    INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ledger (
+  event_id    TEXT PRIMARY KEY,     -- the unique constraint that survives a cleared events table
+  amount      INTEGER NOT NULL,
+  recorded_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS claim (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder       TEXT,                -- the event being forwarded synchronously, if any
+  until        INTEGER,             -- its lease, unix seconds
+  newest_secs  INTEGER,             -- the newest version ever claimed
+  newest_nanos INTEGER,
+  newest_event TEXT
+);
+";
+
+/// What the outbox needs, in entity and key objects alike: kept bodies and the queue.
+///
+/// Bodies live in a rowid table, packed (core's `pack`): in a `WITHOUT ROWID` table a
+/// 1 KiB body spilled into an overflow page of its own, 4.6 KB per body measured. They
+/// have no index: the record and the outbox row of an event hold its `seq`, written in
+/// the same transaction as the body ([`INSERT_RECORD`], [`INSERT_OUTBOX`]), and every lookup also matches
+/// `event_id`, so a `seq` that SQLite hands out again after the newest bodies were pruned
+/// never finds another event's body. The queue's `(status, seq)` index finds the head
+/// without scanning delivered rows.
+pub const OUTBOX_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS raw_bodies (
+  seq      INTEGER PRIMARY KEY,     -- arrival order: pruning walks it oldest first
+  event_id TEXT NOT NULL,
+  codec    INTEGER NOT NULL,        -- packing::Codec
+  headers  TEXT,                    -- JSON; NULL when the event id is all a replay needs
+  body     BLOB NOT NULL,
+  kept_at  INTEGER NOT NULL         -- unix seconds
+);
+CREATE TABLE IF NOT EXISTS outbox (
+  seq              INTEGER PRIMARY KEY,
+  event_id         TEXT NOT NULL,
+  source           TEXT NOT NULL,
+  destination      TEXT,            -- NULL: the source's configured destination
+  status           TEXT NOT NULL,   -- outbox::OutboxStatus
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  enqueued_at      INTEGER NOT NULL,
+  first_attempt_at INTEGER,
+  next_attempt_at  INTEGER NOT NULL,
+  last_result      TEXT,
+  done_at          INTEGER,
+  body_seq         INTEGER          -- raw_bodies.seq of the body it sends
+);
+CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq);
+";
+
+/// The `seq` of the body just kept for the event bound as `?1`: the newest body row, if
+/// it is that event's. Core writes an event's body before its record and outbox row.
+macro_rules! newest_body_of {
+    () => {
+        "(SELECT seq FROM raw_bodies WHERE seq = (SELECT MAX(seq) FROM raw_bodies) AND event_id = ?1)"
+    };
+}
+
+/// Core's `Write::Record`: `?1`–`?5` are the id, type, outcome, created_at and now.
+pub const INSERT_RECORD: &str = concat!(
+    "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at, body_seq)
+     VALUES (?1, ?2, ?3, ?4, ?5, ",
+    newest_body_of!(),
+    ")"
+);
+
+/// A kept body: `?1`–`?5` are the event id, codec, headers, packed bytes and now.
+pub const INSERT_BODY: &str = "INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
+     VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// A pending outbox row, due now, sending the body just kept: `?1`–`?5` are the event id,
+/// source, destination, status and now.
+pub const INSERT_OUTBOX: &str = concat!(
+    "INSERT INTO outbox (event_id, source, destination, status, enqueued_at, next_attempt_at,
+       body_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ",
+    newest_body_of!(),
+    ")"
+);
+
+/// The stored body of the event bound as `?1`, through its record.
+pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
+     FROM events e JOIN raw_bodies b ON b.seq = e.body_seq AND b.event_id = e.event_id
+     WHERE e.event_id = ?1";
+
+/// Which tables of earlier layouts an object still has, one row per table. Before
+/// `raw_bodies`, bodies were kept in `bodies` (`WITHOUT ROWID`: each 1 KiB body in an
+/// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
+/// row written per body); `events` and `outbox` had no `body_seq`.
+pub const LEGACY_TABLES: &str = "SELECT name FROM sqlite_master
+     WHERE type = 'table' AND name IN ('bodies', 'kept_bodies', 'events')";
+
+/// One statement of [`migration`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The SQL.
+    pub sql: &'static str,
+    /// Whether it takes now, in unix seconds, as `?1`: when `bodies` (which kept no
+    /// time) are deemed kept.
+    pub binds_now: bool,
+}
+
+/// The statements that move an object's bodies from the earlier layouts into
+/// `raw_bodies` (stored raw: codec 0) and link its records and outbox rows to them, to be
+/// run in one transaction after the current schema was created. `has` tells which of
+/// [`LEGACY_TABLES`] the object has; nothing at all when it has neither body table.
+pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
+    let (v1, v2) = (has("bodies"), has("kept_bodies"));
+    if !v1 && !v2 {
+        return Vec::new();
+    }
+    // The tables were created by the earlier schema, without the link column.
+    let mut steps = vec!["ALTER TABLE outbox ADD COLUMN body_seq INTEGER"];
+    let mut now = None;
+    if has("events") {
+        steps.push("ALTER TABLE events ADD COLUMN body_seq INTEGER");
+    }
+    if v2 {
+        // Their seq first (arrival order), so the bodies moved after it come later.
+        steps.push(
+            "INSERT INTO raw_bodies (seq, event_id, codec, headers, body, kept_at)
+             SELECT seq, event_id, 0, headers, body, kept_at FROM kept_bodies ORDER BY seq",
+        );
+        steps.push("DROP TABLE kept_bodies");
+    }
+    if v1 {
+        now = Some(steps.len());
+        steps.push(
+            "INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
+             SELECT event_id, 0, headers, body, ?1 FROM bodies WHERE event_id NOT IN
+               (SELECT event_id FROM raw_bodies)",
+        );
+        steps.push("DROP TABLE bodies");
+    }
+    // An index for the move only: rows in use find their bodies by seq.
+    steps.push("CREATE INDEX raw_bodies_moving ON raw_bodies (event_id)");
+    if has("events") {
+        steps.push(
+            "UPDATE events SET body_seq =
+               (SELECT MAX(seq) FROM raw_bodies b WHERE b.event_id = events.event_id)",
+        );
+    }
+    steps.push(
+        "UPDATE outbox SET body_seq =
+           (SELECT MAX(seq) FROM raw_bodies b WHERE b.event_id = outbox.event_id)",
+    );
+    steps.push("DROP INDEX raw_bodies_moving");
+    let step = |(i, sql)| Step {
+        sql,
+        binds_now: now == Some(i),
+    };
+    steps.into_iter().enumerate().map(step).collect()
+}
