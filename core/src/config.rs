@@ -60,6 +60,17 @@ impl Effects {
     pub fn for_type(&self, event_type: &str) -> &Effect {
         self.by_type.get(event_type).unwrap_or(&self.fallback)
     }
+
+    /// Every ledger amount pointer any type reads.
+    pub(crate) fn amount_pointers(&self) -> impl Iterator<Item = &str> {
+        self.by_type
+            .values()
+            .chain(std::iter::once(&self.fallback))
+            .filter_map(|e| match e {
+                Effect::Ledger { amount } => Some(amount.as_str()),
+                _ => None,
+            })
+    }
 }
 
 /// How a source's events are read: where each field lives and what each type does.

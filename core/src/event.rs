@@ -9,7 +9,9 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::extract::extract;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
 use crate::verify::{Headers, Verified};
@@ -209,6 +211,31 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// A value read at a pointer, as the fields use it.
+enum Scalar {
+    /// Nothing there, or `null`.
+    Absent,
+    String(String),
+    Number(serde_json::Number),
+    /// An object, array or boolean.
+    Other,
+}
+
+fn scalar(raw: Option<&RawValue>) -> Scalar {
+    let Some(text) = raw.map(RawValue::get) else {
+        return Scalar::Absent;
+    };
+    // The raw text is valid JSON already: its first byte says what it is.
+    match text.as_bytes().first() {
+        Some(b'n') => Scalar::Absent,
+        Some(b'"') => serde_json::from_str(text).map_or(Scalar::Other, Scalar::String),
+        Some(b'-' | b'0'..=b'9') => {
+            serde_json::from_str(text).map_or(Scalar::Other, Scalar::Number)
+        }
+        _ => Scalar::Other,
+    }
+}
+
 impl Event {
     /// Step 2 of the flow: reads the verified body (and, where configured, headers)
     /// through the source's [`Shape`].
@@ -217,18 +244,38 @@ impl Event {
         headers: &[(K, V)],
         shape: &Shape,
     ) -> Result<Event, ParseError> {
-        let body: Value =
-            serde_json::from_slice(verified.body()).map_err(|_| ParseError::NotJson)?;
+        // Every pointer the shape may read, in one pass; ledger amounts for any type, as
+        // the type itself is one of the values read.
+        let sources = [
+            &shape.id,
+            &shape.kind,
+            &shape.created_at,
+            &shape.entity,
+            &shape.object,
+        ];
+        let mut pointers: Vec<&str> = sources
+            .iter()
+            .filter_map(|s| match s {
+                FieldSource::Pointer(p) => Some(p.as_str()),
+                _ => None,
+            })
+            .collect();
+        pointers.extend(shape.effects.amount_pointers());
+        let found = extract(verified.body(), &pointers).map_err(|_| ParseError::NotJson)?;
+        let at = |p: &str| -> Option<&RawValue> {
+            let slot = pointers.iter().position(|q| *q == p)?;
+            found[slot]
+        };
         let text = |source: &FieldSource, field: Field| -> Result<Option<String>, ParseError> {
             match source {
                 FieldSource::Absent => Ok(None),
                 FieldSource::Header(name) => Ok(headers.header(name).map(str::to_owned)),
-                FieldSource::Pointer(p) => match body.pointer(p) {
-                    None | Some(Value::Null) => Ok(None),
-                    Some(Value::String(s)) => Ok(Some(s.clone())),
+                FieldSource::Pointer(p) => match scalar(at(p)) {
+                    Scalar::Absent => Ok(None),
+                    Scalar::String(s) => Ok(Some(s)),
                     // Numeric ids are common (GitHub's `id`); they are still ids.
-                    Some(Value::Number(n)) => Ok(Some(n.to_string())),
-                    Some(_) => Err(ParseError::Invalid(field)),
+                    Scalar::Number(n) => Ok(Some(n.to_string())),
+                    Scalar::Other => Err(ParseError::Invalid(field)),
                 },
             }
         };
@@ -241,15 +288,15 @@ impl Event {
         let kind = EventType::new(required(&shape.kind, Field::Type)?)
             .ok_or(ParseError::Invalid(Field::Type))?;
         let created_at = match &shape.created_at {
-            FieldSource::Pointer(p) => match body.pointer(p) {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => {
-                    Some(CreatedAt::parse_rfc3339(s).ok_or(ParseError::Invalid(Field::CreatedAt))?)
-                }
-                Some(Value::Number(n)) => Some(CreatedAt::from_unix(
+            FieldSource::Pointer(p) => match scalar(at(p)) {
+                Scalar::Absent => None,
+                Scalar::String(s) => Some(
+                    CreatedAt::parse_rfc3339(&s).ok_or(ParseError::Invalid(Field::CreatedAt))?,
+                ),
+                Scalar::Number(n) => Some(CreatedAt::from_unix(
                     n.as_i64().ok_or(ParseError::Invalid(Field::CreatedAt))?,
                 )),
-                Some(_) => return Err(ParseError::Invalid(Field::CreatedAt)),
+                Scalar::Other => return Err(ParseError::Invalid(Field::CreatedAt)),
             },
             FieldSource::Header(name) => match headers.header(name) {
                 None => None,
@@ -280,26 +327,30 @@ impl Event {
                 entity.as_ref().ok_or(ParseError::Missing(Field::Entity))?;
                 created_at.ok_or(ParseError::Missing(Field::CreatedAt))?;
                 let object = match &shape.object {
-                    FieldSource::Pointer(p) => body.pointer(p),
+                    FieldSource::Pointer(p) => at(p),
                     _ => None,
                 };
-                match object {
-                    None | Some(Value::Null) => return Err(ParseError::Missing(Field::Object)),
-                    Some(v) => Effect::Snapshot {
-                        state: v.to_string(),
+                match object.map(RawValue::get) {
+                    None | Some("null") => return Err(ParseError::Missing(Field::Object)),
+                    // As the provider sent it: the read API re-serialises what it shows.
+                    Some(state) => Effect::Snapshot {
+                        state: state.to_owned(),
                     },
                 }
             }
             EffectSpec::Ledger { amount } => {
                 entity.as_ref().ok_or(ParseError::Missing(Field::Entity))?;
-                match body.pointer(amount) {
-                    None | Some(Value::Null) => return Err(ParseError::Missing(Field::Amount)),
-                    Some(v) => Effect::Ledger {
-                        amount: v
+                match scalar(at(amount)) {
+                    Scalar::Absent => return Err(ParseError::Missing(Field::Amount)),
+                    Scalar::Number(n) => Effect::Ledger {
+                        amount: n
                             .as_i64()
                             .filter(|a| a.unsigned_abs() <= MAX_SAFE_AMOUNT)
                             .ok_or(ParseError::Invalid(Field::Amount))?,
                     },
+                    Scalar::String(_) | Scalar::Other => {
+                        return Err(ParseError::Invalid(Field::Amount))
+                    }
                 }
             }
         };

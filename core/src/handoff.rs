@@ -7,7 +7,7 @@
 //! binding, from this Worker's own code: no request from outside can present a hand-off.
 //!
 //! Layout: `HO1`, the metadata's length as 4 little-endian bytes, the metadata as JSON,
-//! then the body as it arrived.
+//! a snapshot's state (its length is in the metadata), then the body as it arrived.
 
 use std::fmt;
 
@@ -52,8 +52,13 @@ impl std::error::Error for HandoffError {}
 
 #[derive(Serialize, Deserialize)]
 enum EffectMeta {
+    /// The state in the metadata, JSON-escaped: what hand-offs before `snapshot_after`
+    /// carried, still read during a deploy.
     #[serde(rename = "snapshot")]
     Snapshot(String),
+    /// The state's length: its bytes follow the metadata, unescaped.
+    #[serde(rename = "snapshot_after")]
+    SnapshotAfter(usize),
     #[serde(rename = "ledger")]
     Ledger(i64),
     #[serde(rename = "notify")]
@@ -87,7 +92,7 @@ pub fn encode<K: AsRef<str>, V: AsRef<str>>(
         created_at: event.created_at().map(|c| (c.secs(), c.nanos())),
         entity: event.entity().map(|e| e.as_str().to_owned()),
         effect: match event.effect() {
-            Effect::Snapshot { state } => EffectMeta::Snapshot(state.clone()),
+            Effect::Snapshot { state } => EffectMeta::SnapshotAfter(state.len()),
             Effect::Ledger { amount } => EffectMeta::Ledger(*amount),
             Effect::Notify => EffectMeta::Notify,
         },
@@ -98,10 +103,16 @@ pub fn encode<K: AsRef<str>, V: AsRef<str>>(
     };
     // A struct of strings and integers always serialises.
     let json = serde_json::to_vec(&meta).unwrap_or_default();
-    let mut out = Vec::with_capacity(MAGIC.len() + 4 + json.len() + body.len());
+    let state = match event.effect() {
+        Effect::Snapshot { state } => state.as_bytes(),
+        _ => &[],
+    };
+    let mut out = Vec::with_capacity(MAGIC.len() + 4 + json.len() + state.len() + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&u32::try_from(json.len()).unwrap_or(u32::MAX).to_le_bytes());
     out.extend_from_slice(&json);
+    // A snapshot's state is most of a large body: copied, never escaped.
+    out.extend_from_slice(state);
     out.extend_from_slice(body);
     out
 }
@@ -114,7 +125,7 @@ pub fn decode(bytes: &[u8]) -> Result<Handoff<'_>, HandoffError> {
     if rest.len() < len {
         return Err(HandoffError::Framing);
     }
-    let (json, body) = rest.split_at(len);
+    let (json, mut body) = rest.split_at(len);
     let meta: Meta = serde_json::from_slice(json).map_err(|_| HandoffError::Metadata)?;
     let created_at = match meta.created_at {
         None => None,
@@ -133,6 +144,17 @@ pub fn decode(bytes: &[u8]) -> Result<Handoff<'_>, HandoffError> {
         entity,
         match meta.effect {
             EffectMeta::Snapshot(state) => Effect::Snapshot { state },
+            EffectMeta::SnapshotAfter(len) => {
+                if body.len() < len {
+                    return Err(HandoffError::Framing);
+                }
+                let (state, rest) = body.split_at(len);
+                body = rest;
+                let state = std::str::from_utf8(state).map_err(|_| HandoffError::Metadata)?;
+                Effect::Snapshot {
+                    state: state.to_owned(),
+                }
+            }
             EffectMeta::Ledger(amount) => Effect::Ledger { amount },
             EffectMeta::Notify => Effect::Notify,
         },
@@ -204,6 +226,35 @@ mod tests {
             assert_eq!(back.headers, headers);
             assert_eq!(back.body, body);
         }
+    }
+
+    #[test]
+    fn a_hand_off_from_a_worker_before_snapshot_after_still_reads_during_a_deploy() {
+        let meta = br#"{"source":"cockpit","id":"evt_1","kind":"t","created_at":[1,0],"entity":"ch_1","effect":{"snapshot":"{\"id\":\"ch_1\"}"},"headers":[]}"#;
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(meta);
+        bytes.extend_from_slice(b"BODY");
+        let back = decode(&bytes).unwrap();
+        assert_eq!(
+            back.event.effect(),
+            &Effect::Snapshot {
+                state: r#"{"id":"ch_1"}"#.into()
+            }
+        );
+        assert_eq!(back.body, b"BODY");
+    }
+
+    #[test]
+    fn a_state_longer_than_what_follows_is_refused() {
+        let body = br#"{"id":"evt_1","type":"t","created_at":1,"data":{"object":{"id":"ch_1"}}}"#;
+        let (event, headers) = parsed(body, serde_json::json!({ "t": "snapshot" }));
+        let good = encode("cockpit", &event, &headers, b"");
+        // What follows the metadata is the state alone; cut it short.
+        assert_eq!(
+            decode(&good[..good.len() - 1]).unwrap_err(),
+            HandoffError::Framing
+        );
     }
 
     #[test]

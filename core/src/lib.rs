@@ -72,6 +72,7 @@ mod config;
 mod custom;
 mod decide;
 mod event;
+mod extract;
 mod feed;
 mod forward;
 mod handoff;
