@@ -60,7 +60,7 @@ pub async fn post_to_object(
     body: &[u8],
 ) -> Result<Response> {
     Ok(Response::from(
-        call_object(env, binding, object, url, &headers.0, body).await?,
+        call_object(env, binding, object, url, Some(&headers.0), body).await?,
     ))
 }
 
@@ -85,12 +85,14 @@ pub async fn call_object(
     binding: &str,
     object: &str,
     url: &str,
-    headers: &web_sys::Headers,
+    headers: Option<&web_sys::Headers>,
     body: &[u8],
 ) -> Result<web_sys::Response> {
     let init = web_sys::RequestInit::new();
     init.set_method("POST");
-    init.set_headers(headers);
+    if let Some(headers) = headers {
+        init.set_headers(headers);
+    }
     init.set_body(&js_sys::Uint8Array::from(body));
     let stub: RawStub = env.durable_object(binding)?.get_by_name(object)?.into_rpc();
     let answer = match stub.fetch_with_init(url, &init) {

@@ -74,9 +74,8 @@ pub async fn receive(
         }
         return answer::respond(name, &a.event, said, None).map(Into::into);
     }
-    let none = web_sys::Headers::new()?;
     let url = Op::Ingest.url();
-    let resp = http::call_object(env, ENTITY_BINDING, &a.object, &url, &none, &a.handoff).await?;
+    let resp = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &a.handoff).await?;
     let outcome = resp.headers().get(OUTCOME_HEADER).ok().flatten();
     SEEN.with(|s| {
         s.borrow_mut().answered(

@@ -16,38 +16,37 @@ use crate::schema::{
 };
 pub use crate::schema::{ENTITY_SCHEMA, OUTBOX_SCHEMA};
 
-/// Creates `schemas` (idempotent, cheap when they exist); for an object's constructor.
+/// Creates `schemas` (idempotent, cheap when they exist) and moves bodies kept under an
+/// earlier layout; for an object's constructor. One statement list, one call into the
+/// runtime: its cursor is the last statement's, the legacy tables.
 pub fn create(state: &State, schemas: &[&str]) {
-    let sql = state.storage().sql();
-    for schema in schemas {
-        if let Err(e) = sql.exec(schema, None) {
-            worker::console_error!("hookonce: creating the schema failed: {e}");
-        }
-    }
-    if let Err(e) = migrate_bodies(state, &sql) {
-        worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
-    }
-}
-
-/// Moves the bodies of an object created under an earlier layout into `raw_bodies`, in
-/// one transaction (`schema::migration`).
-fn migrate_bodies(state: &State, sql: &SqlStorage) -> worker::Result<()> {
     #[derive(Deserialize)]
     struct Table {
         name: String,
     }
-    let tables: Vec<Table> = sql.exec(LEGACY_TABLES, None)?.to_array()?;
+    let sql = state.storage().sql();
+    let all = schemas.concat() + LEGACY_TABLES;
+    let tables: Vec<Table> = match sql.exec(&all, None).and_then(|c| c.to_array()) {
+        Ok(tables) => tables,
+        Err(e) => {
+            worker::console_error!("hookonce: creating the schema failed: {e}");
+            return;
+        }
+    };
     let steps = migration(|name| tables.iter().any(|t| t.name == name));
     if steps.is_empty() {
-        return Ok(());
+        return;
     }
     let now = crate::clock::now();
-    transaction(state, || {
+    let moved = transaction(state, || {
         for step in &steps {
             sql.exec(step.sql, step.binds_now.then(|| vec![int(now.0)]))?;
         }
         Ok(())
-    })
+    });
+    if let Err(e) = moved {
+        worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
+    }
 }
 
 #[wasm_bindgen]
