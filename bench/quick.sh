@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# A quick A/B of one change: hookonce builds against the JS peer, interleaved, several
+# rounds, on workerd direct. Prints events/s, p99 and workerd's CPU time per event (user +
+# system, from /proc: far steadier than throughput on a shared machine) per round, and
+# the medians of the ratios; for a commit message, not for the README (bench/run.sh).
+#
+#   bash bench/quick.sh [BUILD_DIR ...]
+#   bash bench/quick.sh build BENCH_LOG=error@build    # the same build, decision lines off
+# Knobs: QUICK_SCENARIOS ("hot unique"), QUICK_ROUNDS (3), QUICK_SECONDS (6),
+# BENCH_CONCURRENCY (16). Each BUILD_DIR is a worker-build output (default: build),
+# optionally prefixed with VAR=VALUE@ for bench/workerd-config.sh (BENCH_LOG,
+# BENCH_BODY_RETENTION, BENCH_SOURCES); with two or more, each is compared with the peer
+# and with the first.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+builds=("$@")
+[[ ${#builds[@]} -gt 0 ]] || builds=(build)
+scenarios=(${QUICK_SCENARIOS:-hot unique})
+rounds=${QUICK_ROUNDS:-3}
+seconds=${QUICK_SECONDS:-6}
+workerd=$root/node_modules/.bin/workerd
+storage=/dev/shm
+[[ -d $storage && -w $storage ]] || storage=${TMPDIR:-/tmp}
+tmp=$(mktemp -d -p "$storage" hookonce-quick.XXXXXX)
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cargo build -q --release -p hookonce-loadgen
+loadgen=$CARGO_TARGET_DIR/release/loadgen
+
+# Workers: the peer, then each build.
+names=(peer)
+declare -A url pid
+start() { # NAME KIND [VAR=VALUE@]BUILD
+    local port=$((20000 + RANDOM % 20000)) build=$3 env=()
+    if [[ $build == *@* ]]; then env=("${build%%@*}"); build=${build#*@}; fi
+    env "${env[@]}" bench/workerd-config.sh "$2" "$port" "$tmp/$1" "$build" >/dev/null
+    "$workerd" serve "$tmp/$1/config.capnp" >"$tmp/$1.log" 2>&1 &
+    pids+=($!)
+    pid[$1]=$!
+    url[$1]=http://127.0.0.1:$port
+    "$loadgen" --url "${url[$1]}" --ready --timeout 60 >/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
+}
+start peer baseline build
+for i in "${!builds[@]}"; do
+    names+=("b$i")
+    start "b$i" hookonce "${builds[$i]}"
+    echo "b$i = ${builds[$i]}" >&2
+done
+
+field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
+# CPU time of a process, user + system, in clock ticks.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+hz=$(getconf CLK_TCK)
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+for s in "${scenarios[@]}"; do
+    for r in $(seq 1 "$rounds"); do
+        line="$s round $r:"
+        for n in "${names[@]}"; do
+            before=$(ticks "${pid[$n]}")
+            "$loadgen" --url "${url[$n]}" --scenario "$s" --seconds "$seconds" \
+                --concurrency "${BENCH_CONCURRENCY:-16}" --json >"$tmp/out.json"
+            after=$(ticks "${pid[$n]}")
+            eps=$(field events_per_sec <"$tmp/out.json")
+            p99=$(sed -n 's/.*"p99":\([0-9.]*\).*/\1/p' "$tmp/out.json")
+            errors=$(field errors <"$tmp/out.json")
+            ok=$(field ok <"$tmp/out.json")
+            us=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$ok" 'BEGIN {print 1e6 * t / hz / n}')
+            printf '%s %s %s\n' "$eps" "$p99" "$us" >>"$tmp/$s-$n"
+            line+=$(printf ' %s %.0f/s p99 %.1f ms %.0f us/ev' "$n" "$eps" "$p99" "$us")
+            [[ $errors == 0 ]] || line+=" ($errors errors)"
+        done
+        echo "$line"
+    done
+done
+echo
+for s in "${scenarios[@]}"; do
+    for n in "${names[@]:1}"; do
+        ratio=$(paste "$tmp/$s-$n" "$tmp/$s-peer" | awk '{print $1/$4}' | median)
+        p99=$(paste "$tmp/$s-$n" "$tmp/$s-peer" | awk '{print $2/$5}' | median)
+        eps=$(awk '{print $1}' "$tmp/$s-$n" | median)
+        us=$(awk '{print $3}' "$tmp/$s-$n" | median)
+        peer_us=$(awk '{print $3}' "$tmp/$s-peer" | median)
+        printf '%-9s %s: median %.0f events/s, %.2fx the peer (p99 %.2fx); CPU %.0f us/event (peer %.0f)' \
+            "$s" "$n" "$eps" "$ratio" "$p99" "$us" "$peer_us"
+        if [[ $n != b0 ]]; then
+            printf '; %.2fx b0 events/s, CPU %.2fx b0' \
+                "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $1/$4}' | median)" \
+                "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $3/$6}' | median)"
+        fi
+        echo
+    done
+done
