@@ -238,8 +238,9 @@ impl EntityObject {
     }
 
     fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
-        self.state
-            .wait_until(notes::post(self.env.clone(), source, note, log));
+        if let Some(flush) = notes::post(&self.env, source, note, log) {
+            self.state.wait_until(flush);
+        }
     }
 
     /// The entity's dead letters were requeued: the feed's dead-letter list forgets them.

@@ -31,7 +31,9 @@ fn reject(
     logs::emit(loaded.log, rejected_log(name, kind.status, &detail));
     let per_minute = loaded.feed.for_source(name).rejected_per_minute;
     if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
-        ctx.wait_until(notes::post(env.clone(), name.to_owned(), note, loaded.log));
+        if let Some(flush) = notes::post(env, name.to_owned(), note, loaded.log) {
+            ctx.wait_until(flush);
+        }
     }
     kind.respond(detail)
 }
@@ -70,7 +72,9 @@ pub async fn receive(
             rows_written: 0,
         };
         if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
-            ctx.wait_until(notes::post(env.clone(), name.to_owned(), note, a.log));
+            if let Some(flush) = notes::post(env, name.to_owned(), note, a.log) {
+                ctx.wait_until(flush);
+            }
         }
         return answer::respond(name, &a.event, said, None).map(Into::into);
     }
