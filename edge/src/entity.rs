@@ -25,6 +25,7 @@ use crate::{answer, clock, http, notes, outbox, sql};
 pub struct EntityObject {
     state: State,
     env: Env,
+    armed: outbox::Armed,
 }
 
 impl DurableObject for EntityObject {
@@ -32,7 +33,11 @@ impl DurableObject for EntityObject {
         // Schema first, before any request can read.
         sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
         outbox::rearm_on_start(&state);
-        Self { state, env }
+        Self {
+            state,
+            env,
+            armed: outbox::Armed::default(),
+        }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -53,7 +58,7 @@ impl DurableObject for EntityObject {
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             Op::RetryDead => {
-                let requeued = outbox::requeue_dead(&self.state).await?;
+                let requeued = outbox::requeue_dead(&self.state, &self.armed).await?;
                 if requeued > 0 {
                     self.note_requeued();
                 }
@@ -68,10 +73,10 @@ impl DurableObject for EntityObject {
 
     async fn alarm(&self) -> Result<Response> {
         let started = clock::now();
-        let config = outbox::on_alarm(&self.state, &self.env).await?;
+        let config = outbox::on_alarm(&self.state, &self.armed, &self.env).await?;
         if let Some(Ok(loaded)) = config.as_deref() {
             self.note_dead_since(loaded, started)?;
-            outbox::prune(&self.state, loaded).await?;
+            outbox::prune(&self.state, &self.armed, loaded).await?;
         }
         Response::ok("done")
     }
@@ -152,7 +157,7 @@ impl EntityObject {
         };
         let handled = self.run(delivery, Plan::for_source(&source.config), now)?;
         if handled.enqueued {
-            outbox::ensure_alarm(&self.state, now).await?;
+            outbox::ensure_alarm(&self.state, &self.armed, now).await?;
         }
         self.arm_prune(&handled).await?;
         let Some(until) = handled.claim else {
@@ -183,7 +188,7 @@ impl EntityObject {
     /// what this pass kept.
     async fn arm_prune(&self, handled: &Handled) -> Result<()> {
         match handled.prune_by {
-            Some(at) => outbox::ensure_alarm(&self.state, at).await,
+            Some(at) => outbox::ensure_alarm(&self.state, &self.armed, at).await,
             None => Ok(()),
         }
     }

@@ -73,6 +73,7 @@ fn read_key(sql: &SqlStorage) -> Result<Option<KeyState>> {
 pub struct KeyObject {
     state: State,
     env: Env,
+    armed: outbox::Armed,
 }
 
 /// What the key's transaction decided, owned so it can leave the closure.
@@ -86,7 +87,11 @@ impl DurableObject for KeyObject {
     fn new(state: State, env: Env) -> Self {
         sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
         outbox::rearm_on_start(&state);
-        Self { state, env }
+        Self {
+            state,
+            env,
+            armed: outbox::Armed::default(),
+        }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {
@@ -112,7 +117,7 @@ impl DurableObject for KeyObject {
         match self.claim(&key, &scope, &body, &message, now, loaded)? {
             Reply::Created(resp) => {
                 // Delivery now; the alarm then keeps itself set until the key expires.
-                outbox::ensure_alarm(&self.state, now).await?;
+                outbox::ensure_alarm(&self.state, &self.armed, now).await?;
                 respond(&resp, false)
             }
             Reply::Replay(resp) => respond(&resp, true),
@@ -123,7 +128,10 @@ impl DurableObject for KeyObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        if outbox::on_alarm(&self.state, &self.env).await?.is_some() {
+        if outbox::on_alarm(&self.state, &self.armed, &self.env)
+            .await?
+            .is_some()
+        {
             self.prune().await?;
         }
         Response::ok("done")
@@ -246,7 +254,7 @@ impl KeyObject {
             if state.prune_due(now) {
                 sql.exec("DELETE FROM idem_key WHERE id = 1", None)?;
             } else {
-                outbox::ensure_alarm(&self.state, state.prune_at()).await?;
+                outbox::ensure_alarm(&self.state, &self.armed, state.prune_at()).await?;
             }
         }
         Ok(())

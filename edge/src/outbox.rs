@@ -7,6 +7,7 @@
 //! Alarms fire at least once, so a row may be sent twice: always with the same
 //! `Idempotency-Key` (the event id) and the same `webhook-id`.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
 use hookonce_core::{
@@ -20,9 +21,30 @@ use crate::send;
 use crate::sources::{self, Loaded};
 use crate::{clock, logs, sql};
 
+/// What an object knows of its own alarm: the time it last set or saw, in ms, until the
+/// alarm fires. An applied event makes sure the alarm is set for its body's expiry; with
+/// this, that costs a storage round trip (`getAlarm`) once per alarm, not once per event.
+/// `None` means unknown: ask the storage.
+#[derive(Default)]
+pub struct Armed(Cell<Option<i64>>);
+
+impl Armed {
+    /// The alarm is firing (an object's `alarm()` starts): the runtime deletes it unless
+    /// it is set again, so what was known no longer holds.
+    pub fn fired(&self) {
+        self.0.set(None);
+    }
+}
+
 /// Makes sure the alarm fires no later than `at`.
-pub async fn ensure_alarm(state: &State, at: UnixSeconds) -> worker::Result<()> {
-    arm(&state.storage(), at).await
+pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> worker::Result<()> {
+    let want = at.0 * 1000;
+    if armed.0.get().is_some_and(|known| known <= want) {
+        return Ok(());
+    }
+    let set = arm(&state.storage(), want).await?;
+    armed.0.set(Some(set));
+    Ok(())
 }
 
 /// For an object's constructor: if pending rows exist, make sure the alarm is set. The row
@@ -33,20 +55,21 @@ pub fn rearm_on_start(state: &State) {
     // Discarded on purpose: the gate holds requests back until this completes.
     let _gate = state.block_concurrency_while(async move {
         if let Some(at) = sql::next_due(&storage.sql())? {
-            arm(&storage, at).await?;
+            arm(&storage, at.0 * 1000).await?;
         }
         Ok(())
     });
 }
 
-async fn arm(storage: &Storage, at: UnixSeconds) -> worker::Result<()> {
-    let want = at.0 * 1000;
+/// Sets the alarm for `want` (ms) unless it is set earlier; returns when it fires.
+async fn arm(storage: &Storage, want: i64) -> worker::Result<i64> {
     match storage.get_alarm().await? {
-        Some(existing) if existing <= want => Ok(()),
+        Some(existing) if existing <= want => Ok(existing),
         // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
         _ => {
             let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
-            storage.set_alarm(ScheduledTime::new(date)).await
+            storage.set_alarm(ScheduledTime::new(date)).await?;
+            Ok(want)
         }
     }
 }
@@ -62,18 +85,24 @@ pub type Config = Rc<Result<Loaded, String>>;
 /// An object's alarm: delivers what is due and returns the configuration for the rest of
 /// the object's alarm work; `None` when the configuration is broken, after re-arming for a
 /// minute later (a configuration fix must not lose queued rows).
-pub async fn on_alarm(state: &State, env: &Env) -> worker::Result<Option<Config>> {
+pub async fn on_alarm(state: &State, armed: &Armed, env: &Env) -> worker::Result<Option<Config>> {
+    armed.fired();
     let config = sources::load(env);
     let Ok(loaded) = &*config else {
-        ensure_alarm(state, clock::now().plus(Seconds::MINUTE)).await?;
+        ensure_alarm(state, armed, clock::now().plus(Seconds::MINUTE)).await?;
         return Ok(None);
     };
-    deliver_due(state, env, loaded).await?;
+    deliver_due(state, armed, env, loaded).await?;
     Ok(Some(config))
 }
 
 /// Delivers due rows in order, head of line first, until one must wait.
-pub async fn deliver_due(state: &State, env: &Env, loaded: &Loaded) -> worker::Result<()> {
+pub async fn deliver_due(
+    state: &State,
+    armed: &Armed,
+    env: &Env,
+    loaded: &Loaded,
+) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
     while let Some(due) = sql::head(&sql)? {
@@ -88,7 +117,7 @@ pub async fn deliver_due(state: &State, env: &Env, loaded: &Loaded) -> worker::R
             _ => None,
         };
         let transition = match outbox_step(&due.head, sendable, clock::now()) {
-            Step::WaitUntil(at) => return ensure_alarm(state, at).await,
+            Step::WaitUntil(at) => return ensure_alarm(state, armed, at).await,
             Step::Dead(t) => t,
             Step::Send {
                 attempt,
@@ -118,25 +147,25 @@ pub async fn deliver_due(state: &State, env: &Env, loaded: &Loaded) -> worker::R
         } = transition
         {
             // Head of line: later rows wait, so the application sees the entity in order.
-            return ensure_alarm(state, next_attempt_at).await;
+            return ensure_alarm(state, armed, next_attempt_at).await;
         }
     }
     Ok(())
 }
 
 /// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
-pub async fn requeue_dead(state: &State) -> worker::Result<usize> {
+pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize> {
     let now = clock::now();
     let requeued = sql::requeue_dead(&state.storage().sql(), now)?;
     if requeued > 0 {
-        ensure_alarm(state, now).await?;
+        ensure_alarm(state, armed, now).await?;
     }
     Ok(requeued)
 }
 
 /// Prunes what the object's source's lifetimes allow, one bounded batch per kind (core's
 /// `prune_plan`), and sets the alarm for the next batch while work remains.
-pub async fn prune(state: &State, loaded: &Loaded) -> worker::Result<()> {
+pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Result<()> {
     let name = state.id().name();
     let Some(lifetimes) = name
         .as_deref()
@@ -158,7 +187,7 @@ pub async fn prune(state: &State, loaded: &Loaded) -> worker::Result<()> {
         false => sql::kept(&sql)?,
     };
     match next_prune(lifetimes, &done, &kept, now) {
-        Some(at) => ensure_alarm(state, at).await,
+        Some(at) => ensure_alarm(state, armed, at).await,
         None => Ok(()),
     }
 }
