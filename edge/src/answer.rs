@@ -3,11 +3,12 @@
 //! (core's `SeenIds`). One shape, so a provider and a reader cannot tell them apart.
 
 use hookonce_core::{decision_log, DecisionLog, Event, FeedOutcome, LogLevel, Note, UnixSeconds};
+use serde::Serialize;
 use serde_json::json;
 use worker::{Response, Result};
 
 use crate::internal::OUTCOME_HEADER;
-use crate::problem::{self, json_response};
+use crate::problem;
 use crate::{clock, http, logs};
 
 /// A decision's label (`Decision::label`) and the rows it wrote.
@@ -15,6 +16,20 @@ use crate::{clock, http, logs};
 pub struct Said {
     pub label: &'static str,
     pub rows_written: usize,
+}
+
+/// What a delivery's answer says, in the order a reader finds it (alphabetical, as the
+/// problem documents' members are). Serialised straight from borrowed fields.
+#[derive(Serialize)]
+struct Answered<'a> {
+    entity: Option<&'a str>,
+    event_id: &'a str,
+    event_type: &'a str,
+    outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after: Option<u64>,
+    rows_written: usize,
+    source: &'a str,
 }
 
 /// The answer to the provider: `200` for applied, duplicate and stale alike (a provider
@@ -25,23 +40,23 @@ pub fn respond(
     said: Said,
     retry_after: Option<u64>,
 ) -> Result<Response> {
-    let mut body = json!({
-        "outcome": said.label,
-        "source": source,
-        "event_id": event.id().as_str(),
-        "event_type": event.kind().as_str(),
-        "entity": event.entity().map(|e| e.as_str()),
-        "rows_written": said.rows_written,
-    });
+    let body = Answered {
+        entity: event.entity().map(|e| e.as_str()),
+        event_id: event.id().as_str(),
+        event_type: event.kind().as_str(),
+        outcome: said.label,
+        retry_after,
+        rows_written: said.rows_written,
+        source,
+    };
     let resp = match retry_after {
         Some(secs) => {
-            body["retry_after"] = json!(secs);
             let detail =
                 format!("another event of this entity is being forwarded; retry in {secs} s");
-            let resp = problem::IN_FLIGHT.respond_with(&detail, body)?;
+            let resp = problem::IN_FLIGHT.respond_with(&detail, json!(body))?;
             http::with_header(resp, "retry-after", &secs.max(1).to_string())?
         }
-        None => json_response(200, &body, "application/json")?,
+        None => problem::bytes_response(200, serde_json::to_vec(&body)?, "application/json")?,
     };
     http::with_header(resp, OUTCOME_HEADER, said.label)
 }

@@ -72,9 +72,14 @@ impl Kind {
 
 /// A JSON response with the given status and content type.
 pub fn json_response(status: u16, body: &Value, content_type: &str) -> Result<Response> {
+    bytes_response(status, body.to_string().into_bytes(), content_type)
+}
+
+/// A response of `body`, already serialised, with the given status and content type.
+pub fn bytes_response(status: u16, body: Vec<u8>, content_type: &str) -> Result<Response> {
     let headers = Headers::new();
     headers.set("content-type", content_type)?;
-    Ok(Response::from_bytes(body.to_string().into_bytes())?
+    Ok(Response::from_bytes(body)?
         .with_status(status)
         .with_headers(headers))
 }
