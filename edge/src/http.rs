@@ -9,8 +9,7 @@ use crate::problem;
 
 /// The named request headers that are present, as owned pairs. Each lookup crosses into
 /// JavaScript, so only what a source reads is copied, not every header.
-pub fn headers(req: &Request, names: &[&str]) -> Vec<(String, String)> {
-    let h = req.headers();
+pub fn headers(h: &web_sys::Headers, names: &[&str]) -> Vec<(String, String)> {
     names
         .iter()
         .filter_map(|n| Some((n.to_string(), h.get(n).ok().flatten()?)))
@@ -19,10 +18,13 @@ pub fn headers(req: &Request, names: &[&str]) -> Vec<(String, String)> {
 
 /// The whole request body, or the problem to answer when it cannot be read whole (the
 /// client declared more than it sent, or sent a malformed chunked body): the client's
-/// fault, so a 400, never a 500.
-pub async fn body(req: &mut Request) -> std::result::Result<Vec<u8>, Result<Response>> {
-    req.bytes()
-        .await
+/// fault, so a 400, never a 500. Read from the runtime's request: nothing else reads it.
+pub async fn body(req: &web_sys::Request) -> std::result::Result<Vec<u8>, Result<Response>> {
+    let read = match req.array_buffer() {
+        Ok(promise) => JsFuture::from(promise).await,
+        Err(e) => Err(e),
+    };
+    read.map(|buf| js_sys::Uint8Array::new(&buf).to_vec())
         .map_err(|_| problem::BAD_REQUEST.respond("the request body could not be read whole"))
 }
 

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use hookonce_core::{
     challenge, encode_handoff, object_for, rejected_log, Event, LogLevel, SeenIds,
 };
-use worker::{web_sys, Context, Env, Request, Response, Result};
+use worker::{web_sys, Context, Env, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::Kind;
@@ -55,7 +55,7 @@ thread_local! {
 /// refusal made here is converted once. A copy of an event this isolate saw its object
 /// record is answered here, as the object would answer it, without waking the object.
 pub async fn receive(
-    req: Request,
+    req: web_sys::Request,
     env: &Env,
     ctx: &Context,
     name: &str,
@@ -95,7 +95,7 @@ pub async fn receive(
 
 /// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.
 async fn admit(
-    mut req: Request,
+    req: web_sys::Request,
     env: &Env,
     ctx: &Context,
     name: &str,
@@ -116,14 +116,14 @@ async fn admit(
     if declared.is_some_and(|n| n > limit as u64) {
         return reject(problem::TOO_LARGE, too_large);
     }
-    let body = match http::body(&mut req).await {
+    let body = match http::body(&req).await {
         Ok(body) => body,
         Err(problem) => return answer(problem),
     };
     if body.len() > limit {
         return reject(problem::TOO_LARGE, too_large);
     }
-    let headers = http::headers(&req, &source.config.headers_read());
+    let headers = http::headers(&req.headers(), &source.config.headers_read());
     let verified = match source.verifier.verify(&headers, &body, clock::now()) {
         Ok(v) => v,
         Err(e) => return reject(problem::BAD_SIGNATURE, e.to_string()),

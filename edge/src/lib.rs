@@ -51,8 +51,11 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
+/// Takes the runtime's request as it is: a delivery reads its method, URL, a few headers
+/// and the body, and only the other routes convert it to workers-rs's `Request` (which
+/// reads the method, URL, headers and `cf` across the boundary up front).
 #[event(fetch)]
-async fn fetch(req: Request, env: Env, ctx: Context) -> Result<web_sys::Response> {
+async fn fetch(req: web_sys::Request, env: Env, ctx: Context) -> Result<web_sys::Response> {
     let answer = match route(req, &env, &ctx).await {
         // A delivery's answer comes from its object and is passed on as it is.
         Ok(Answer::Passed(resp)) => return Ok(resp),
@@ -71,10 +74,10 @@ enum Answer {
     Passed(web_sys::Response),
 }
 
-async fn route(req: Request, env: &Env, ctx: &Context) -> Result<Answer> {
-    let url = req.inner().url();
+async fn route(req: web_sys::Request, env: &Env, ctx: &Context) -> Result<Answer> {
+    let url = req.url();
     let (path, query) = split_url(&url);
-    match Route::parse(req.method().as_ref(), path, query) {
+    match Route::parse(&req.method(), path, query) {
         Ok(route) => answer(req, env, ctx, &route).await,
         Err(e) => refused(path, e).map(Answer::Made),
     }
@@ -92,7 +95,7 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
     }
 }
 
-async fn answer(req: Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
+async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
     let made = match route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
         Route::OpenApi => {
@@ -121,9 +124,9 @@ async fn answer(req: Request, env: &Env, ctx: &Context, route: &Route) -> Result
         | Route::Dead { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
-        | Route::Replay { .. } => api::admin(&req, env, route).await,
-        Route::Publish => publish::publish(req, env).await,
-        Route::MessageStatus => publish::status(req, env).await,
+        | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,
+        Route::Publish => publish::publish(req.into(), env).await,
+        Route::MessageStatus => publish::status(req.into(), env).await,
     };
     made.map(Answer::Made)
 }

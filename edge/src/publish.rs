@@ -47,12 +47,12 @@ async fn call_key_object(
 }
 
 /// `POST /v1/messages`.
-pub async fn publish(mut req: Request, env: &Env) -> Result<Response> {
+pub async fn publish(req: Request, env: &Env) -> Result<Response> {
     let scoped = match authenticate(&req, env) {
         Ok(s) => s,
         Err(problem) => return problem,
     };
-    let body = match http::body(&mut req).await {
+    let body = match http::body(req.inner()).await {
         Ok(body) => body,
         Err(problem) => return problem,
     };
