@@ -279,7 +279,7 @@ impl EntityObject {
             .state
             .storage()
             .sql()
-            .exec(
+            .exec_raw(
                 "SELECT event_id, attempts, last_result, done_at FROM outbox
                  WHERE status = ? AND done_at >= ?",
                 vec![sql::text(OutboxStatus::Dead.as_str()), sql::int(since.0)],
@@ -375,7 +375,7 @@ impl EntityObject {
             )?
             .one()?;
         let ledger: Vec<LedgerRow> = sql
-            .exec(
+            .exec_raw(
                 "SELECT event_id, amount, recorded_at FROM ledger
                  ORDER BY recorded_at DESC, event_id DESC LIMIT ?",
                 vec![sql::int(i64::from(ENTITY_EVENTS))],
@@ -390,7 +390,7 @@ impl EntityObject {
         let mut events: Vec<EventRow> = match &events_from {
             None => Vec::new(),
             Some((at, id)) => sql
-                .exec(
+                .exec_raw(
                     "SELECT event_id, event_type, outcome, processed_at FROM events
                      WHERE processed_at < ? OR (processed_at = ? AND event_id < ?)
                      ORDER BY processed_at DESC, event_id DESC LIMIT ?",
@@ -406,7 +406,7 @@ impl EntityObject {
         let mut outbox: Vec<sql::OutboxRow> = match outbox_from {
             None => Vec::new(),
             Some(seq) => sql
-                .exec(
+                .exec_raw(
                     &format!(
                         "{} WHERE seq < ? ORDER BY seq DESC LIMIT ?",
                         sql::OUTBOX_ROWS
@@ -485,9 +485,8 @@ impl EntityObject {
             .state
             .storage()
             .sql()
-            .exec(
-                "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?",
-                vec![sql::text(id.as_str())],
+            .exec_raw(
+                "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?", vec![sql::text(id.as_str())],
             )?
             .to_array()?
             .into_iter()
@@ -574,7 +573,7 @@ impl EntityObject {
             .state
             .storage()
             .sql()
-            .exec(
+            .exec_raw(
                 "SELECT outcome FROM events WHERE event_id = ?",
                 vec![sql::text(id.as_str())],
             )?

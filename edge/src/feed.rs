@@ -95,8 +95,8 @@ impl DurableObject for FeedObject {
     }
 }
 
-fn opt_text(s: Option<&str>) -> worker::SqlStorageValue {
-    s.map_or(worker::SqlStorageValue::Null, text)
+fn opt_text(s: Option<&str>) -> wasm_bindgen::JsValue {
+    s.map_or(sql::NULL, text)
 }
 
 fn read_state(sql: &SqlStorage) -> Result<FeedState> {
@@ -128,7 +128,7 @@ fn read_state(sql: &SqlStorage) -> Result<FeedState> {
 /// One statement per write.
 fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
     match w {
-        FeedWrite::Insert(r) => sql.exec(
+        FeedWrite::Insert(r) => sql.exec_raw(
             "INSERT INTO feed (seq, received_at, outcome, event_id, event_type, entity,
                rows_written, status, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             vec![
@@ -139,12 +139,11 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
                 opt_text(r.event_type.as_deref()),
                 opt_text(r.entity.as_deref()),
                 int(i64::from(r.rows_written)),
-                r.status
-                    .map_or(worker::SqlStorageValue::Null, |s| int(i64::from(s))),
+                r.status.map_or(sql::NULL, |s| int(i64::from(s))),
                 opt_text(r.reason.as_deref()),
             ],
         )?,
-        FeedWrite::Window(w) => sql.exec(
+        FeedWrite::Window(w) => sql.exec_raw(
             "INSERT INTO reject_window (id, minute, recorded, suppressed) VALUES (1, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET minute = excluded.minute,
                recorded = excluded.recorded, suppressed = excluded.suppressed",
@@ -154,16 +153,16 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
                 int(i64::try_from(w.suppressed).unwrap_or(i64::MAX)),
             ],
         )?,
-        FeedWrite::Prune { through, before } => sql.exec(
+        FeedWrite::Prune { through, before } => sql.exec_raw(
             "DELETE FROM feed WHERE seq <= ? OR received_at < ?",
             vec![int(*through), int(before.map_or(i64::MIN, |b| b.0))],
         )?,
-        FeedWrite::PruneDead { keep } => sql.exec(
+        FeedWrite::PruneDead { keep } => sql.exec_raw(
             "DELETE FROM dead WHERE (entity, event_id) NOT IN
                (SELECT entity, event_id FROM dead ORDER BY at DESC LIMIT ?)",
             vec![int(i64::from(*keep))],
         )?,
-        FeedWrite::Dead(d) => sql.exec(
+        FeedWrite::Dead(d) => sql.exec_raw(
             "INSERT OR REPLACE INTO dead (entity, event_id, attempts, last_result, at)
              VALUES (?, ?, ?, ?, ?)",
             vec![
@@ -175,7 +174,7 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
             ],
         )?,
         FeedWrite::Requeued { entity } => {
-            sql.exec("DELETE FROM dead WHERE entity = ?", vec![text(entity)])?
+            sql.exec_raw("DELETE FROM dead WHERE entity = ?", vec![text(entity)])?
         }
     };
     Ok(())
@@ -204,14 +203,14 @@ impl FeedObject {
             status: Option<i64>,
             reason: Option<String>,
         }
-        let before = q.before.map_or(worker::SqlStorageValue::Null, int);
+        let before = q.before.map_or(sql::NULL, int);
         let outcome = opt_text(q.outcome.map(FeedOutcome::as_str));
         let kind = opt_text(q.kind.as_deref());
         let rows: Vec<Row> = self
             .state
             .storage()
             .sql()
-            .exec(
+            .exec_raw(
                 "SELECT seq, received_at, outcome, event_id, event_type, entity, rows_written,
                         status, reason
                  FROM feed

@@ -12,8 +12,7 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use worker::{
-    durable_object, DurableObject, Env, Headers, Request, Response, Result, SqlStorage,
-    SqlStorageValue, State,
+    durable_object, DurableObject, Env, Headers, Request, Response, Result, SqlStorage, State,
 };
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
@@ -180,28 +179,26 @@ impl KeyObject {
             response,
             expires_at,
         } = &accepted.key;
-        sql.exec(
+        sql.exec_raw(
             "INSERT INTO idem_key (id, key, fingerprint, status, content_type, response, expires_at)
              VALUES (1, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET key = excluded.key, fingerprint = excluded.fingerprint,
                status = excluded.status, content_type = excluded.content_type,
-               response = excluded.response, expires_at = excluded.expires_at",
-            vec![
-                key.as_str().into(),
-                fingerprint.to_hex().into(),
-                i64::from(response.status).into(),
-                response.content_type.as_str().into(),
-                SqlStorageValue::from(response.body.clone()),
-                expires_at.0.into(),
+               response = excluded.response, expires_at = excluded.expires_at", vec![
+                sql::text(key.as_str()),
+                sql::text(&fingerprint.to_hex()),
+                sql::int(i64::from(response.status)),
+                sql::text(response.content_type.as_str()),
+                sql::blob(&response.body),
+                sql::int(expires_at.0),
             ],
         )?;
-        sql.exec(
-            "INSERT INTO messages (message_id, event_type, destination, accepted_at) VALUES (?, ?, ?, ?)",
-            vec![
-                accepted.message_id.as_str().into(),
-                message.event_type.as_str().into(),
-                message.destination.as_str().into(),
-                now.0.into(),
+        sql.exec_raw(
+            "INSERT INTO messages (message_id, event_type, destination, accepted_at) VALUES (?, ?, ?, ?)", vec![
+                sql::text(accepted.message_id.as_str()),
+                sql::text(message.event_type.as_str()),
+                sql::text(message.destination.as_str()),
+                sql::int(now.0),
             ],
         )?;
         let body = hookonce_core::pack(&accepted.envelope);

@@ -9,7 +9,7 @@ use hookonce_core::{
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use worker::{SqlStorage, SqlStorageValue, State};
+use worker::{js_sys, SqlStorage, State};
 
 use crate::schema::{
     migration, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, LEGACY_TABLES,
@@ -40,7 +40,7 @@ pub fn create(state: &State, schemas: &[&str]) {
     let now = crate::clock::now();
     let moved = transaction(state, || {
         for step in &steps {
-            sql.exec(step.sql, step.binds_now.then(|| vec![int(now.0)]))?;
+            sql.exec_raw(step.sql, step.binds_now.then(|| vec![int(now.0)]))?;
         }
         Ok(())
     });
@@ -81,25 +81,36 @@ pub fn transaction<T>(
     out.ok_or_else(|| worker::Error::from("transaction produced no result"))
 }
 
-pub fn text(s: &str) -> SqlStorageValue {
-    SqlStorageValue::from(s)
+// A statement's parameters are the runtime's own values, made here: workers-rs's
+// `SqlStorageValue` asks the runtime whether each integer is safe (a crossing per integer)
+// and copies a blob twice. Every integer hookonce binds (times, sequence numbers, counts,
+// ledger amounts, which core bounds) is a safe integer.
+
+pub fn text(s: &str) -> JsValue {
+    JsValue::from_str(s)
 }
 
-pub fn int(n: i64) -> SqlStorageValue {
-    SqlStorageValue::from(n)
+pub fn int(n: i64) -> JsValue {
+    JsValue::from_f64(n as f64)
 }
 
-fn opt_int(n: Option<i64>) -> SqlStorageValue {
-    n.map_or(SqlStorageValue::Null, int)
+pub fn blob(bytes: &[u8]) -> JsValue {
+    js_sys::Uint8Array::from(bytes).into()
+}
+
+/// SQL `NULL`.
+pub const NULL: JsValue = JsValue::NULL;
+
+fn opt_int(n: Option<i64>) -> JsValue {
+    n.map_or(NULL, int)
 }
 
 fn first<T: for<'de> Deserialize<'de>>(
     sql: &SqlStorage,
     query: &str,
-    params: Vec<SqlStorageValue>,
+    params: Vec<JsValue>,
 ) -> worker::Result<Option<T>> {
-    let params = (!params.is_empty()).then_some(params);
-    Ok(sql.exec(query, params)?.to_array()?.into_iter().next())
+    Ok(sql.exec_raw(query, params)?.to_array()?.into_iter().next())
 }
 
 fn version_of(secs: Option<i64>, nanos: Option<i64>, event: Option<String>) -> Option<Version> {
@@ -171,7 +182,7 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
         newest_event: Option<String>,
     }
     let json: Json = sql
-        .exec(
+        .exec_raw(
             &stored_query(
                 matches!(event.effect(), Effect::Ledger { .. }),
                 matches!(plan, Plan::Claim { .. } | Plan::Commit),
@@ -252,9 +263,8 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
             event_type,
             outcome,
             created_at,
-        } => sql.exec(
-            INSERT_RECORD,
-            vec![
+        } => sql.exec_raw(
+            INSERT_RECORD, vec![
                 text(event_id.as_str()),
                 text(event_type.as_str()),
                 text(outcome.as_str()),
@@ -262,13 +272,12 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
                 int(now.0),
             ],
         )?,
-        Write::Snapshot { state, version } => sql.exec(
+        Write::Snapshot { state, version } => sql.exec_raw(
             "INSERT INTO entity (id, state, version_secs, version_nanos, version_event, updated_at)
              VALUES (1, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET state = excluded.state,
                version_secs = excluded.version_secs, version_nanos = excluded.version_nanos,
-               version_event = excluded.version_event, updated_at = excluded.updated_at",
-            vec![
+               version_event = excluded.version_event, updated_at = excluded.updated_at", vec![
                 text(state),
                 int(version.created_at.secs()),
                 int(i64::from(version.created_at.nanos())),
@@ -276,9 +285,8 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
                 int(now.0),
             ],
         )?,
-        Write::Ledger { event_id, amount } => sql.exec(
-            "INSERT INTO ledger (event_id, amount, recorded_at) VALUES (?, ?, ?)",
-            vec![text(event_id.as_str()), int(*amount), int(now.0)],
+        Write::Ledger { event_id, amount } => sql.exec_raw(
+            "INSERT INTO ledger (event_id, amount, recorded_at) VALUES (?, ?, ?)", vec![text(event_id.as_str()), int(*amount), int(now.0)],
         )?,
         Write::Body {
             event_id,
@@ -291,24 +299,22 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
         Write::Claim(claim) => {
             let holder = claim.holder.as_ref();
             let newest = claim.newest.as_ref();
-            sql.exec(
+            sql.exec_raw(
                 "INSERT INTO claim (id, holder, until, newest_secs, newest_nanos, newest_event)
                  VALUES (1, ?, ?, ?, ?, ?)
                  ON CONFLICT (id) DO UPDATE SET holder = excluded.holder, until = excluded.until,
                    newest_secs = excluded.newest_secs, newest_nanos = excluded.newest_nanos,
-                   newest_event = excluded.newest_event",
-                vec![
-                    holder.map_or(SqlStorageValue::Null, |l| text(l.event_id.as_str())),
+                   newest_event = excluded.newest_event", vec![
+                    holder.map_or(NULL, |l| text(l.event_id.as_str())),
                     opt_int(holder.map(|l| l.until.0)),
                     opt_int(newest.map(|v| v.created_at.secs())),
                     opt_int(newest.map(|v| i64::from(v.created_at.nanos()))),
-                    newest.map_or(SqlStorageValue::Null, |v| text(v.event_id.as_str())),
+                    newest.map_or(NULL, |v| text(v.event_id.as_str())),
                 ],
             )?
         }
-        Write::Release { event_id, until } => sql.exec(
-            "UPDATE claim SET holder = NULL, until = NULL WHERE id = 1 AND holder = ? AND until = ?",
-            vec![text(event_id.as_str()), int(until.0)],
+        Write::Release { event_id, until } => sql.exec_raw(
+            "UPDATE claim SET holder = NULL, until = NULL WHERE id = 1 AND holder = ? AND until = ?", vec![text(event_id.as_str()), int(until.0)],
         )?,
     };
     Ok(cursor.rows_written())
@@ -324,13 +330,13 @@ pub fn store_body(
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
-        .exec(
+        .exec_raw(
             INSERT_BODY,
             vec![
                 text(event_id),
                 int(body.codec.code()),
-                headers.map_or(SqlStorageValue::Null, text),
-                SqlStorageValue::from(body.bytes.to_vec()),
+                headers.map_or(NULL, text),
+                blob(&body.bytes),
                 int(now.0),
             ],
         )?
@@ -346,12 +352,12 @@ pub fn enqueue(
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
-        .exec(
+        .exec_raw(
             INSERT_OUTBOX,
             vec![
                 text(event_id),
                 text(source),
-                destination.map_or(SqlStorageValue::Null, text),
+                destination.map_or(NULL, text),
                 text(OutboxStatus::Pending.as_str()),
                 int(now.0),
             ],
@@ -471,7 +477,7 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
             first_attempt_at,
             result,
             at,
-        } => sql.exec(
+        } => sql.exec_raw(
             "UPDATE outbox SET status = ?, attempts = ?, first_attempt_at = ?, last_result = ?,
                done_at = ? WHERE seq = ?",
             vec![
@@ -489,7 +495,7 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
             first_attempt_at,
             next_attempt_at,
             result,
-        } => sql.exec(
+        } => sql.exec_raw(
             "UPDATE outbox SET attempts = ?, first_attempt_at = ?, next_attempt_at = ?,
                last_result = ? WHERE seq = ?",
             vec![
@@ -508,7 +514,7 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
 /// `RETURNING`: rows written count the status index's entries too).
 pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
     Ok(sql
-        .exec(
+        .exec_raw(
             "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
                next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
             vec![
@@ -552,7 +558,7 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
 /// early.
 pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
     let deleted = match p {
-        Prune::Bodies { kept_before, limit } => sql.exec(
+        Prune::Bodies { kept_before, limit } => sql.exec_raw(
             "DELETE FROM raw_bodies WHERE seq IN (
                SELECT seq FROM raw_bodies WHERE kept_at < ?1 AND seq < COALESCE(
                  (SELECT seq FROM raw_bodies WHERE kept_at >= ?1 ORDER BY seq LIMIT 1),
@@ -561,7 +567,7 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
              RETURNING seq",
             vec![int(kept_before.0), int(i64::from(limit))],
         )?,
-        Prune::Delivered { done_before, limit } => sql.exec(
+        Prune::Delivered { done_before, limit } => sql.exec_raw(
             "DELETE FROM outbox WHERE seq IN (
                SELECT seq FROM outbox WHERE status = ?1 AND done_at < ?2 AND seq < COALESCE(
                  (SELECT seq FROM outbox WHERE status = ?1 AND done_at >= ?2 ORDER BY seq LIMIT 1),
@@ -577,7 +583,7 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
         Prune::Ids {
             processed_before,
             limit,
-        } => sql.exec(
+        } => sql.exec_raw(
             "DELETE FROM events WHERE event_id IN (
                SELECT event_id FROM events WHERE processed_at < ? LIMIT ?)
              RETURNING 1 AS seq",
