@@ -32,12 +32,9 @@ impl DurableObject for EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
         sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
-        outbox::rearm_on_start(&state);
-        Self {
-            state,
-            env,
-            armed: outbox::Armed::default(),
-        }
+        let armed = outbox::Armed::default();
+        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS));
+        Self { state, env, armed }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {

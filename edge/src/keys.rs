@@ -85,12 +85,9 @@ enum Reply {
 impl DurableObject for KeyObject {
     fn new(state: State, env: Env) -> Self {
         sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
-        outbox::rearm_on_start(&state);
-        Self {
-            state,
-            env,
-            armed: outbox::Armed::default(),
-        }
+        let armed = outbox::Armed::default();
+        outbox::rearm_on_start(&state, &armed, None);
+        Self { state, env, armed }
     }
 
     async fn fetch(&self, mut req: Request) -> Result<Response> {

@@ -21,42 +21,75 @@ use crate::send;
 use crate::sources::{self, Loaded};
 use crate::{clock, logs, sql};
 
-/// What an object knows of its own alarm: the time it last set or saw, in ms, until the
-/// alarm fires. An applied event makes sure the alarm is set for its body's expiry; with
-/// this, that costs a storage round trip (`getAlarm`) once per alarm, not once per event.
-/// `None` means unknown: ask the storage.
-#[derive(Default)]
-pub struct Armed(Cell<Option<i64>>);
+/// What an object knows of its own alarm, until the alarm fires. An applied event makes
+/// sure the alarm is set for its body's expiry; with this, that costs a storage round trip
+/// (`getAlarm`, as dear as `setAlarm` on workerd) once per alarm, not once per event, and
+/// none for a new object, which has no alarm to ask about.
+#[derive(Clone, Default)]
+pub struct Armed(Rc<Cell<Known>>);
+
+#[derive(Clone, Copy, Default)]
+enum Known {
+    /// Ask the storage.
+    #[default]
+    Unknown,
+    /// No alarm is set.
+    Unset,
+    /// Set to fire at this time, in ms.
+    At(i64),
+}
 
 impl Armed {
     /// The alarm is firing (an object's `alarm()` starts): the runtime deletes it unless
-    /// it is set again, so what was known no longer holds.
+    /// it is set again, or retries the handler, so nothing is known.
     pub fn fired(&self) {
-        self.0.set(None);
+        self.0.set(Known::Unknown);
     }
 }
 
 /// Makes sure the alarm fires no later than `at`.
 pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> worker::Result<()> {
     let want = at.0 * 1000;
-    if armed.0.get().is_some_and(|known| known <= want) {
-        return Ok(());
-    }
-    let set = arm(&state.storage(), want).await?;
-    armed.0.set(Some(set));
+    let set = match armed.0.get() {
+        Known::At(known) if known <= want => return Ok(()),
+        Known::Unset => set(&state.storage(), want).await?,
+        Known::At(_) | Known::Unknown => arm(&state.storage(), want).await?,
+    };
+    armed.0.set(Known::At(set));
     Ok(())
 }
 
 /// For an object's constructor: if pending rows exist, make sure the alarm is set. The row
 /// and the alarm are written in two steps, so a crash between them would otherwise strand
 /// the row until the object's next request; construction follows every restart.
-pub fn rearm_on_start(state: &State) {
+///
+/// With `held` (an entity object's [`sql::HOLDS_ROWS`]), an object that holds no rows at
+/// all is known to have no alarm: every alarm of an entity object is set for rows it holds
+/// (pending or delivered outbox rows, kept bodies, ids to forget), and only an alarm run
+/// deletes them. Were one left over, it would have nothing to do, so a later `setAlarm`
+/// that moves it loses nothing.
+pub fn rearm_on_start(state: &State, armed: &Armed, held: Option<&'static str>) {
     let storage = state.storage();
+    let sql = storage.sql();
+    let due = match sql::start(&sql, held) {
+        Ok(start) => {
+            if !start.holds_rows {
+                armed.0.set(Known::Unset);
+            }
+            start.due
+        }
+        Err(e) => {
+            worker::console_error!("hookonce: reading the outbox at start failed: {e}");
+            None
+        }
+    };
+    let Some(at) = due else {
+        return;
+    };
+    let armed = armed.clone();
     // Discarded on purpose: the gate holds requests back until this completes.
     let _gate = state.block_concurrency_while(async move {
-        if let Some(at) = sql::next_due(&storage.sql())? {
-            arm(&storage, at.0 * 1000).await?;
-        }
+        armed.0.set(Known::At(arm(&storage, at.0 * 1000).await?));
         Ok(())
     });
 }
@@ -65,13 +98,16 @@ pub fn rearm_on_start(state: &State) {
 async fn arm(storage: &Storage, want: i64) -> worker::Result<i64> {
     match storage.get_alarm().await? {
         Some(existing) if existing <= want => Ok(existing),
-        // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
-        _ => {
-            let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
-            storage.set_alarm(ScheduledTime::new(date)).await?;
-            Ok(want)
-        }
+        _ => set(storage, want).await,
     }
+}
+
+/// Sets the alarm for `want` (ms).
+async fn set(storage: &Storage, want: i64) -> worker::Result<i64> {
+    // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
+    let date = js_sys::Date::new(&JsValue::from_f64(want as f64));
+    storage.set_alarm(ScheduledTime::new(date)).await?;
+    Ok(want)
 }
 
 /// A random per-mille for retry jitter; randomness is the adapter's, not the core's.

@@ -453,18 +453,36 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
     }))
 }
 
-/// The earliest time a pending row is due, if any is.
-pub fn next_due(sql: &SqlStorage) -> worker::Result<Option<UnixSeconds>> {
+/// An entity object's rows, as a [`start`] condition: whether it holds any event, body or
+/// outbox row.
+pub const HOLDS_ROWS: &str = "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)
+     OR EXISTS (SELECT 1 FROM outbox)";
+
+/// What an object's constructor reads: when its first pending row is due, and (with a
+/// condition such as [`HOLDS_ROWS`]) whether it holds rows at all.
+pub struct Start {
+    pub due: Option<UnixSeconds>,
+    pub holds_rows: bool,
+}
+
+/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true.
+pub fn start(sql: &SqlStorage, held: Option<&str>) -> worker::Result<Start> {
     #[derive(Deserialize)]
     struct Row {
         at: Option<i64>,
+        held: i64,
     }
-    let row: Option<Row> = first(
-        sql,
-        "SELECT MIN(next_attempt_at) AS at FROM outbox WHERE status = ?",
-        vec![text(OutboxStatus::Pending.as_str())],
-    )?;
-    Ok(row.and_then(|r| r.at).map(UnixSeconds))
+    let query = format!(
+        "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at, ({}) AS held",
+        held.unwrap_or("1")
+    );
+    let row: Row = sql
+        .exec_raw(&query, vec![text(OutboxStatus::Pending.as_str())])?
+        .one()?;
+    Ok(Start {
+        due: row.at.map(UnixSeconds),
+        holds_rows: row.held != 0,
+    })
 }
 
 /// Carries out one row's change of state.
