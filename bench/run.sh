@@ -34,22 +34,9 @@ die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 [[ -x $workerd ]] || die "$workerd missing: run npm ci (or scripts/bootstrap.sh)"
 
 rm -rf "$raw" && mkdir -p "$raw"
-# tmpfs by default: on these VMs every new Durable Object's SQLite file is fsynced to a virtual
-# disk, which caps `unique` at ~60 events/s and would measure the disk, not the worker.
-storage=${BENCH_STORAGE_DIR:-}
-if [[ -z $storage ]]; then
-    storage=${TMPDIR:-/tmp}
-    [[ -d /dev/shm && -w /dev/shm ]] && storage=/dev/shm
-fi
+. "$root/bench/lib.sh"
+bench_scratch bench
 storage_kind=$(stat -f -c %T "$storage" 2>/dev/null || echo unknown)
-tmp=$(mktemp -d -p "$storage" hookonce-bench.XXXXXX)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # floor: a JS Worker whose object answers at once (bench/floor), the ceiling on this machine.
 workers=(baseline floor)
