@@ -67,6 +67,7 @@ for s in "${scenarios[@]}"; do
             ok=$(field ok <"$tmp/out.json")
             us=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$ok" 'BEGIN {print 1e6 * t / hz / n}')
             printf '%s %s %s\n' "$eps" "$p99" "$us" >>"$tmp/$s-$n"
+            echo "$errors" >>"$tmp/errors-$s-$n"
             line+=$(printf ' %s %.0f/s p99 %.1f ms %.0f us/ev' "$n" "$eps" "$p99" "$us")
             [[ $errors == 0 ]] || line+=" ($errors errors)"
         done
@@ -88,6 +89,8 @@ for s in "${scenarios[@]}"; do
                 "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $1/$4}' | median)" \
                 "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $3/$6}' | median)"
         fi
+        errors=$(awk '{n += $1} END {print n + 0}' "$tmp/errors-$s-$n")
+        [[ $errors == 0 ]] || printf '; %s ERRORS in all rounds: not a valid comparison' "$errors"
         echo
     done
 done
