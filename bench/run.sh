@@ -150,4 +150,10 @@ printf '{"date":%s,"machine":%s,"command":%s,"seconds":"%s","concurrency":"%s","
 status=0
 "$CARGO_TARGET_DIR/release/bench-report" "$raw" "$CARGO_TARGET_DIR/criterion" >"$out/latest.md" || status=$?
 cat "$out/latest.md"
+# A figure with failed requests in it measures the failures: say so, and fail the run.
+failed=$(grep -l '"errors":[1-9]' "$raw"/load-*.json 2>/dev/null || true)
+if [[ -n $failed ]]; then
+    printf 'bench: requests failed in %s; see the errors rows\n' "$(basename -a $failed | tr '\n' ' ')" >&2
+    status=1
+fi
 exit "$status"

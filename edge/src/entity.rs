@@ -13,22 +13,24 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{durable_object, DurableObject, Env, Request, Response, Result, State};
+use worker::{Env, Request, Response, Result, State};
 
 use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::{answer, clock, http, notes, outbox, sql};
+use crate::task::export_object;
+use crate::{answer, clock, http, notes, outbox, sql, task};
 
-#[durable_object]
+export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
+
 pub struct EntityObject {
     state: State,
     env: Env,
     armed: outbox::Armed,
 }
 
-impl DurableObject for EntityObject {
+impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
         sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
@@ -241,7 +243,7 @@ impl EntityObject {
 
     fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
         if let Some(flush) = notes::post(&self.env, source, note, log) {
-            self.state.wait_until(flush);
+            let _ = self.state.as_raw().wait_until(&task::detach(flush));
         }
     }
 

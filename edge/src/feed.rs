@@ -8,11 +8,12 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{durable_object, DurableObject, Env, Request, Response, Result, SqlStorage, State};
+use worker::{Env, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::FeedOp;
 use crate::problem::{self, json_response};
 use crate::sql::{int, text};
+use crate::task::export_object;
 use crate::{clock, sources, sql};
 
 const FEED_SCHEMA: &str = "
@@ -43,13 +44,14 @@ CREATE TABLE IF NOT EXISTS reject_window (
 );
 ";
 
-#[durable_object]
+export_object!(FeedObjectClass as "FeedObject" for FeedObject);
+
 pub struct FeedObject {
     state: State,
     env: Env,
 }
 
-impl DurableObject for FeedObject {
+impl FeedObject {
     fn new(state: State, env: Env) -> Self {
         sql::create(&state, &[FEED_SCHEMA]);
         Self { state, env }

@@ -11,13 +11,12 @@ use hookonce_core::{
     Message, StoredResponse, UnixSeconds, PUBLISH_PATH, PUBLISH_SOURCE,
 };
 use serde::Deserialize;
-use worker::{
-    durable_object, DurableObject, Env, Headers, Request, Response, Result, SqlStorage, State,
-};
+use worker::{Env, Headers, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
 use crate::problem::json_response;
 use crate::sources::Loaded;
+use crate::task::export_object;
 use crate::{clock, outbox, problem, sources, sql};
 
 const KEY_SCHEMA: &str = "
@@ -68,7 +67,8 @@ fn read_key(sql: &SqlStorage) -> Result<Option<KeyState>> {
     }))
 }
 
-#[durable_object]
+export_object!(KeyObjectClass as "KeyObject" for KeyObject, alarm);
+
 pub struct KeyObject {
     state: State,
     env: Env,
@@ -82,7 +82,7 @@ enum Reply {
     Mismatch,
 }
 
-impl DurableObject for KeyObject {
+impl KeyObject {
     fn new(state: State, env: Env) -> Self {
         sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
         let armed = outbox::Armed::default();

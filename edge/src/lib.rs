@@ -4,7 +4,8 @@
 //! `hookonce-core` decides; it decides nothing itself.
 //!
 //! Modules, leaves first (each imports only those above it):
-//! - `clock`, `problem`, `internal` (binding names, internal headers, object operations);
+//! - `clock`, `problem`, `internal` (binding names, internal headers, object operations),
+//!   `task` (the executor: each request's futures polled in that request's context);
 //! - `http` (request helpers), `sources` (configuration, once per isolate);
 //! - `sql` (schema, point reads, one statement per core command), `send` (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
@@ -32,9 +33,11 @@ mod schema;
 mod send;
 mod sources;
 mod sql;
+mod task;
 
 use hookonce_core::{split_url, Route, RouteError};
-use worker::{event, web_sys, Context, Env, Request, Response, Result};
+use wasm_bindgen::prelude::wasm_bindgen;
+use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
 pub use feed::FeedObject;
@@ -51,12 +54,20 @@ fn start() {
     console_error_panic_hook::set_once();
 }
 
-/// Takes the runtime's request as it is: a delivery reads its method, URL, a few headers
-/// and the body, and only the other routes convert it to workers-rs's `Request` (which
-/// reads the method, URL, headers and `cf` across the boundary up front).
-#[event(fetch)]
-async fn fetch(req: web_sys::Request, env: Env, ctx: Context) -> Result<web_sys::Response> {
-    let answer = match route(req, &env, &ctx).await {
+/// The Worker's `fetch` handler, run on hookonce's executor (`task`). Takes the runtime's
+/// request as it is: a delivery reads its method, URL, a few headers and the body, and
+/// only the other routes convert it to workers-rs's `Request` (which reads the method,
+/// URL, headers and `cf` across the boundary up front).
+#[wasm_bindgen]
+pub fn fetch(req: web_sys::Request, env: Env, ctx: Context) -> js_sys::Promise {
+    task::promise(async move {
+        let resp = handle(req, &env, &ctx).await?;
+        Ok(resp.into())
+    })
+}
+
+async fn handle(req: web_sys::Request, env: &Env, ctx: &Context) -> Result<web_sys::Response> {
+    let answer = match route(req, env, ctx).await {
         // A delivery's answer comes from its object and is passed on as it is.
         Ok(Answer::Passed(resp)) => return Ok(resp),
         Ok(Answer::Made(resp)) => Ok(resp),

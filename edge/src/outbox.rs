@@ -19,7 +19,7 @@ use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
 use crate::send;
 use crate::sources::{self, Loaded};
-use crate::{clock, logs, sql};
+use crate::{clock, logs, sql, task};
 
 /// What an object knows of its own alarm, until the alarm fires. An applied event makes
 /// sure the alarm is set for its body's expiry; with this, that costs a storage round trip
@@ -87,8 +87,7 @@ pub fn rearm_on_start(state: &State, armed: &Armed, held: Option<&'static str>) 
         return;
     };
     let armed = armed.clone();
-    // Discarded on purpose: the gate holds requests back until this completes.
-    let _gate = state.block_concurrency_while(async move {
+    task::hold_requests_until(state, async move {
         armed.0.set(Known::At(arm(&storage, at.0 * 1000).await?));
         Ok(())
     });

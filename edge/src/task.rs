@@ -1,0 +1,206 @@
+//! Runs each request's futures in that request's own I/O context.
+//!
+//! workerd ties every subrequest and stream to the request whose code created it, and one
+//! isolate serves many requests (the Worker's and the objects') at once. wasm-bindgen's
+//! executor polls every woken task of the isolate in one microtask, queued by whichever
+//! task woke first: a second request's task then ran inside the first one's context,
+//! called its object there, and workerd refused the answer's body to the request that
+//! returned it ("Cannot perform I/O on behalf of a different request", a 500; 5,225 of
+//! the 3 × 5 s `dupes` runs that followed an idle pause on one workerd failed so). Here a
+//! wake queues a microtask for its own task alone, from the code that woke it: the I/O
+//! callback of the request the task belongs to.
+//!
+//! So nothing in hookonce hands a future to wasm-bindgen's executor: the entry points
+//! ([`promise`], [`export_object!`]), `waitUntil` ([`detach`]) and
+//! `blockConcurrencyWhile` ([`hold_requests_until`]) all run here.
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Wake, Waker};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use worker::{js_sys, State};
+
+type Boxed = Pin<Box<dyn Future<Output = ()>>>;
+
+/// A spawned future, in the table while it is pending.
+struct Slot {
+    /// `None` while it is being polled.
+    future: Option<Boxed>,
+    waker: Waker,
+    /// A microtask to poll it is queued: more wakes before it runs add nothing.
+    queued: bool,
+}
+
+thread_local! {
+    static TASKS: RefCell<BTreeMap<u64, Slot>> = const { RefCell::new(BTreeMap::new()) };
+    static NEXT: Cell<u64> = const { Cell::new(0) };
+    /// The one function every queued microtask calls, with its task's id.
+    static RUN: Closure<dyn FnMut(f64)> = Closure::new(|id: f64| run(id as u64));
+}
+
+#[wasm_bindgen]
+extern "C" {
+    type Resolved;
+
+    /// `Promise.resolve(id)`: `.then(RUN)` on it is a microtask calling `RUN(id)`.
+    #[wasm_bindgen(js_namespace = Promise, js_name = resolve)]
+    fn resolved(id: f64) -> Resolved;
+
+    #[wasm_bindgen(method)]
+    fn then(this: &Resolved, run: &Closure<dyn FnMut(f64)>);
+}
+
+/// A task's waker: its id, which is all `Send + Sync` needs to see.
+struct Wakeup(u64);
+
+impl Wake for Wakeup {
+    fn wake(self: Arc<Self>) {
+        schedule(self.0);
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        schedule(self.0);
+    }
+}
+
+/// Queues a poll of task `id` in the current context, unless one is queued already or
+/// the task has ended.
+fn schedule(id: u64) {
+    let queue = TASKS.with(|t| match t.borrow_mut().get_mut(&id) {
+        Some(slot) if !slot.queued => {
+            slot.queued = true;
+            true
+        }
+        _ => false,
+    });
+    if queue {
+        // Ids stay below 2^53, exact as a JavaScript number.
+        RUN.with(|run| resolved(id as f64).then(run));
+    }
+}
+
+/// Polls task `id` once; it leaves the table when it is done. No borrow of the table is
+/// held while it runs, so it may spawn and wake tasks.
+fn run(id: u64) {
+    let taken = TASKS.with(|t| {
+        let mut t = t.borrow_mut();
+        let slot = t.get_mut(&id)?;
+        slot.queued = false;
+        Some((slot.future.take()?, slot.waker.clone()))
+    });
+    let Some((mut future, waker)) = taken else {
+        return;
+    };
+    let done = future
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_ready();
+    TASKS.with(|t| {
+        let mut t = t.borrow_mut();
+        if done {
+            t.remove(&id);
+        } else if let Some(slot) = t.get_mut(&id) {
+            slot.future = Some(future);
+        }
+    });
+}
+
+/// Runs `future` from the next microtask on, as wasm-bindgen's `spawn_local` does.
+fn spawn(future: impl Future<Output = ()> + 'static) {
+    let id = NEXT.with(|n| n.replace(n.get() + 1));
+    let slot = Slot {
+        future: Some(Box::pin(future)),
+        waker: Waker::from(Arc::new(Wakeup(id))),
+        queued: false,
+    };
+    TASKS.with(|t| t.borrow_mut().insert(id, slot));
+    schedule(id);
+}
+
+/// The promise of `future`'s result, for the runtime: what an entry point returns.
+pub fn promise(
+    future: impl Future<Output = Result<JsValue, JsValue>> + 'static,
+) -> js_sys::Promise {
+    let mut future = Some(future);
+    js_sys::Promise::new(&mut |resolve, reject| {
+        let Some(future) = future.take() else {
+            return;
+        };
+        spawn(async move {
+            let (settle, value) = match future.await {
+                Ok(value) => (resolve, value),
+                Err(error) => (reject, error),
+            };
+            // Settling can only fail if the runtime is gone, and then nobody is waiting.
+            let _ = settle.call1(&JsValue::UNDEFINED, &value);
+        });
+    })
+}
+
+/// `future` as a promise to hand to `waitUntil`: work that goes on after the answer.
+pub fn detach(future: impl Future<Output = ()> + 'static) -> js_sys::Promise {
+    promise(async move {
+        future.await;
+        Ok(JsValue::UNDEFINED)
+    })
+}
+
+/// `blockConcurrencyWhile(work)`: the object takes no request until `work` is done.
+pub fn hold_requests_until(
+    state: &State,
+    work: impl Future<Output = worker::Result<()>> + 'static,
+) {
+    let callback = Closure::once_into_js(move || {
+        promise(async move {
+            work.await
+                .map(|()| JsValue::UNDEFINED)
+                .map_err(JsValue::from)
+        })
+    });
+    // Its promise settles when the gate opens; nothing here waits for it.
+    let _ = state
+        .as_raw()
+        .block_concurrency_while(callback.unchecked_ref());
+}
+
+/// Exports a Durable Object class to the runtime under `$class`: `$export` holds the
+/// object (`$object`, with inherent `new`, `fetch` and, when named, `alarm`), and each
+/// method the runtime calls runs on this module's executor.
+macro_rules! export_object {
+    ($export:ident as $class:literal for $object:ident $(, $alarm:ident)?) => {
+        #[wasm_bindgen::prelude::wasm_bindgen(js_name = $class)]
+        pub struct $export(std::rc::Rc<$object>);
+
+        #[wasm_bindgen::prelude::wasm_bindgen(js_class = $class)]
+        impl $export {
+            #[wasm_bindgen(constructor)]
+            pub fn new(state: worker::worker_sys::DurableObjectState, env: worker::Env) -> Self {
+                Self(std::rc::Rc::new($object::new(state.into(), env)))
+            }
+
+            pub fn fetch(&self, req: worker::web_sys::Request) -> worker::js_sys::Promise {
+                let this = self.0.clone();
+                $crate::task::promise(async move {
+                    let resp = this.fetch(req.into()).await?;
+                    Ok(worker::web_sys::Response::from(resp).into())
+                })
+            }
+
+            $(
+            pub fn $alarm(&self) -> worker::js_sys::Promise {
+                let this = self.0.clone();
+                $crate::task::promise(async move {
+                    let resp = this.alarm().await?;
+                    Ok(worker::web_sys::Response::from(resp).into())
+                })
+            }
+            )?
+        }
+    };
+}
+pub(crate) use export_object;
