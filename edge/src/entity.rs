@@ -20,7 +20,7 @@ use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::task::export_object;
-use crate::{answer, clock, http, notes, outbox, sql, task};
+use crate::{answer, clock, http, notes, outbox, sql};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -243,7 +243,7 @@ impl EntityObject {
 
     fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
         if let Some(flush) = notes::post(&self.env, source, note, log) {
-            let _ = self.state.as_raw().wait_until(&task::detach(flush));
+            let _ = self.state.as_raw().wait_until(&flush);
         }
     }
 

@@ -16,7 +16,7 @@ use worker::{web_sys, worker_sys::Context, Env, Response, Result};
 use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::Kind;
 use crate::sources::Loaded;
-use crate::{answer, clock, http, logs, notes, problem, sources, task};
+use crate::{answer, clock, http, logs, notes, problem, sources};
 
 /// Answers `kind` with `detail`, and logs and notes the refusal.
 fn reject(
@@ -32,7 +32,7 @@ fn reject(
     let per_minute = loaded.feed.for_source(name).rejected_per_minute;
     if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
         if let Some(flush) = notes::post(env, name.to_owned(), note, loaded.log) {
-            let _ = ctx.wait_until(&task::detach(flush));
+            let _ = ctx.wait_until(&flush);
         }
     }
     kind.respond(detail)
@@ -73,7 +73,7 @@ pub async fn receive(
         };
         if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
             if let Some(flush) = notes::post(env, name.to_owned(), note, a.log) {
-                let _ = ctx.wait_until(&task::detach(flush));
+                let _ = ctx.wait_until(&flush);
             }
         }
         return answer::respond(name, &a.event, said, None).map(Into::into);

@@ -3,20 +3,19 @@
 //! object takes one request per batch instead of one per delivery, which cost the worker
 //! about 40% of its throughput (measured: 0.42x of the JS peer with a request per note,
 //! 0.71x with none), and a flush lets notes gather for [`GATHER`] first. Callers hand
-//! [`post`]'s future, when it gives one, to `wait_until` after they have their answer, so
+//! [`post`]'s promise, when it gives one, to `waitUntil` after they have their answer, so
 //! the provider never waits for the feed, and a feed that fails is logged, never turned
 //! into an error of the delivery.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::time::Duration;
 
 use hookonce_core::{failure_log, LogLevel, Note, RejectWindow, UnixSeconds};
-use worker::{Delay, Env, Headers};
+use worker::{js_sys, Delay, Env, Headers};
 
 use crate::internal::{FeedOp, FEED_BINDING};
-use crate::{http, logs};
+use crate::{http, logs, task};
 
 /// The most notes one request to a feed object carries.
 const BATCH: usize = 500;
@@ -41,15 +40,11 @@ thread_local! {
 }
 
 /// Queues `note` for the feed object of `source`. If no flush is running in this
-/// isolate, returns the future that flushes the queue, for the caller to `wait_until`;
+/// isolate, returns the promise of the flush that empties the queue (run on `task`'s
+/// executor), for the caller to `waitUntil`;
 /// otherwise `None`: the running flush takes the note, and nothing more is handed to the
 /// runtime. Failures are logged at `error`.
-pub fn post(
-    env: &Env,
-    source: String,
-    note: Note,
-    log: LogLevel,
-) -> Option<impl Future<Output = ()>> {
+pub fn post(env: &Env, source: String, note: Note, log: LogLevel) -> Option<js_sys::Promise> {
     let flusher = QUEUE.with(|q| {
         let mut q = q.borrow_mut();
         if q.len >= QUEUE_MAX {
@@ -64,7 +59,7 @@ pub fn post(
         !std::mem::replace(&mut q.flushing, true)
     });
     let env = flusher.then(|| env.clone())?;
-    Some(async move { flush(&env, log).await })
+    Some(task::detach(async move { flush(&env, log).await }))
 }
 
 /// Clears the flushing mark however the flush ends, even if the runtime drops it.

@@ -142,6 +142,16 @@ pub fn promise(
     })
 }
 
+/// The promise of an object method's response, for the runtime.
+pub fn respond(
+    future: impl Future<Output = worker::Result<worker::Response>> + 'static,
+) -> js_sys::Promise {
+    promise(async move {
+        let resp = future.await?;
+        Ok(worker::web_sys::Response::from(resp).into())
+    })
+}
+
 /// `future` as a promise to hand to `waitUntil`: work that goes on after the answer.
 pub fn detach(future: impl Future<Output = ()> + 'static) -> js_sys::Promise {
     promise(async move {
@@ -185,19 +195,13 @@ macro_rules! export_object {
 
             pub fn fetch(&self, req: worker::web_sys::Request) -> worker::js_sys::Promise {
                 let this = self.0.clone();
-                $crate::task::promise(async move {
-                    let resp = this.fetch(req.into()).await?;
-                    Ok(worker::web_sys::Response::from(resp).into())
-                })
+                $crate::task::respond(async move { this.fetch(req.into()).await })
             }
 
             $(
             pub fn $alarm(&self) -> worker::js_sys::Promise {
                 let this = self.0.clone();
-                $crate::task::promise(async move {
-                    let resp = this.alarm().await?;
-                    Ok(worker::web_sys::Response::from(resp).into())
-                })
+                $crate::task::respond(async move { this.alarm().await })
             }
             )?
         }
