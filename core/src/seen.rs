@@ -1,5 +1,7 @@
 //! Event ids a Worker isolate has seen its entity objects record, so that a copy of a
-//! recorded event is answered `duplicate` at the edge without waking the object.
+//! recorded event is answered `duplicate` at the edge without waking the object; and the
+//! deliveries it has with an object right now, so that a copy arriving meanwhile waits for
+//! that answer instead of making a second trip ([`SeenIds::check`]).
 //!
 //! Sound because a record is never undone while the entry lives: the object answered
 //! only after the id was durable (its output gate); only answers that recorded the id just
@@ -11,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::decide::{APPLIED, DUPLICATE, STALE};
+use crate::decide::{Plan, APPLIED, DUPLICATE, STALE};
 use crate::event::EventId;
 use crate::time::{Seconds, UnixSeconds};
 
@@ -19,6 +21,26 @@ use crate::time::{Seconds, UnixSeconds};
 pub const SEEN_TTL: Seconds = Seconds(600);
 /// The most ids an isolate remembers (about 1 MB at 100 bytes each).
 pub const SEEN_MAX: usize = 10_000;
+
+/// How long a copy waits before it looks again at the delivery in flight, in ms: a trip
+/// to the object takes a few ms, and a look costs one timer.
+pub const COPY_POLL_MS: u64 = 2;
+/// How long a delivery counts as in flight, in ms. A call whose answer never came (its
+/// request cancelled) stops holding its copies back after this; they then call the object,
+/// which answers them correctly anyway.
+pub const IN_FLIGHT_MS: u64 = 2_000;
+
+/// What the Worker does with a delivery, from what its isolate saw ([`SeenIds::check`]).
+#[must_use]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CopyCheck {
+    /// Answer it with this label, as the object would: a copy of a recorded event.
+    Answer(&'static str),
+    /// Another delivery of the event is with its object: check again in this many ms.
+    Wait(u64),
+    /// Call the object; this delivery is now the one in flight.
+    Call,
+}
 
 /// The answer labels of decisions that recorded the id just now. Not `duplicate`: that
 /// record may be old, and close to the end of a retention period.
@@ -29,6 +51,8 @@ const RECORDED: [&str; 2] = [APPLIED, STALE];
 pub struct SeenIds {
     at: HashMap<String, UnixSeconds>,
     order: VecDeque<String>,
+    /// Deliveries with their object, and when (unix ms) the call began.
+    calling: HashMap<String, u64>,
 }
 
 impl SeenIds {
@@ -53,6 +77,42 @@ impl SeenIds {
         self.is_recorded(object, id, now).then_some(DUPLICATE)
     }
 
+    /// What to do with a delivery of `id` to `object` at `now_ms` (unix ms), which its
+    /// source handles by `plan`: answer it, wait for another delivery of it that is with
+    /// the object, or call the object. On [`CopyCheck::Call`] the caller must report the
+    /// call's end, [`SeenIds::answered`] or [`SeenIds::abandoned`].
+    ///
+    /// Under [`Plan::Claim`] a copy is never held back: the object answers it at once with
+    /// `409` and `Retry-After` while the destination is called, which can take seconds.
+    pub fn check(&mut self, object: &str, id: &EventId, plan: Plan, now_ms: u64) -> CopyCheck {
+        let now = UnixSeconds(i64::try_from(now_ms / 1000).unwrap_or(i64::MAX));
+        if let Some(label) = self.answer_copy(object, id, now) {
+            return CopyCheck::Answer(label);
+        }
+        if matches!(plan, Plan::Claim { .. }) {
+            return CopyCheck::Call;
+        }
+        let key = key(object, id);
+        match self.calling.get(&key) {
+            Some(&began) if now_ms < began.saturating_add(IN_FLIGHT_MS) => {
+                CopyCheck::Wait(COPY_POLL_MS)
+            }
+            _ => {
+                if self.calling.len() >= SEEN_MAX {
+                    self.calling
+                        .retain(|_, began| now_ms < began.saturating_add(IN_FLIGHT_MS));
+                }
+                self.calling.insert(key, now_ms);
+                CopyCheck::Call
+            }
+        }
+    }
+
+    /// A call that [`SeenIds::check`] let through ended without an answer.
+    pub fn abandoned(&mut self, object: &str, id: &EventId) {
+        self.calling.remove(&key(object, id));
+    }
+
     /// Notes the object's answer to a delivery of `id`: its status and outcome label.
     pub fn answered(
         &mut self,
@@ -62,10 +122,11 @@ impl SeenIds {
         outcome: &str,
         now: UnixSeconds,
     ) {
+        let key = key(object, id);
+        self.calling.remove(&key);
         if status != 200 || !RECORDED.contains(&outcome) {
             return;
         }
-        let key = key(object, id);
         if self.at.insert(key.clone(), now).is_none() {
             self.order.push_back(key);
         }
@@ -153,5 +214,81 @@ mod tests {
         assert!(!s.is_recorded("o", &id("evt_4"), T));
         assert!(s.is_recorded("o", &id("evt_5"), T));
         assert!(s.is_recorded("o", &id(&format!("evt_{}", SEEN_MAX + 4)), T));
+    }
+
+    const MS: u64 = T.0 as u64 * 1000;
+    const APPLY: Plan = Plan::Apply { forward: true };
+
+    #[test]
+    fn a_copy_of_a_synchronously_forwarded_event_is_never_held_back() {
+        let mut s = SeenIds::default();
+        let (o, e) = ("cockpit/e/ch_1", id("evt_1"));
+        let claim = Plan::Claim { lease: Seconds(30) };
+        assert_eq!(s.check(o, &e, claim, MS), CopyCheck::Call);
+        assert_eq!(s.check(o, &e, claim, MS + 1), CopyCheck::Call);
+        s.answered(o, &e, 200, "applied", T);
+        assert_eq!(s.check(o, &e, claim, MS + 2), CopyCheck::Answer(DUPLICATE));
+    }
+
+    #[test]
+    fn a_copy_arriving_while_its_twin_is_with_the_object_waits_then_is_answered() {
+        let mut s = SeenIds::default();
+        let (o, e) = ("cockpit/e/ch_1", id("evt_1"));
+        assert_eq!(s.check(o, &e, APPLY, MS), CopyCheck::Call);
+        assert_eq!(s.check(o, &e, APPLY, MS + 1), CopyCheck::Wait(COPY_POLL_MS));
+        assert_eq!(
+            s.check(o, &id("evt_2"), APPLY, MS + 1),
+            CopyCheck::Call,
+            "another event"
+        );
+        assert_eq!(
+            s.check("cockpit/e/ch_2", &e, APPLY, MS + 1),
+            CopyCheck::Call,
+            "another object"
+        );
+        s.answered(o, &e, 200, "applied", T);
+        assert_eq!(s.check(o, &e, APPLY, MS + 3), CopyCheck::Answer(DUPLICATE));
+    }
+
+    #[test]
+    fn a_copy_calls_the_object_itself_when_its_twin_got_no_recorded_answer() {
+        let mut s = SeenIds::default();
+        let (o, e) = ("cockpit/e/ch_1", id("evt_1"));
+        assert_eq!(s.check(o, &e, APPLY, MS), CopyCheck::Call);
+        s.answered(o, &e, 409, "in_flight", T);
+        assert_eq!(s.check(o, &e, APPLY, MS + 2), CopyCheck::Call);
+        assert_eq!(
+            s.check(o, &e, APPLY, MS + 3),
+            CopyCheck::Wait(COPY_POLL_MS),
+            "the new call holds back the next copy"
+        );
+        s.abandoned(o, &e);
+        assert_eq!(s.check(o, &e, APPLY, MS + 4), CopyCheck::Call);
+    }
+
+    #[test]
+    fn a_call_whose_answer_never_came_stops_holding_copies_back() {
+        let mut s = SeenIds::default();
+        let (o, e) = ("cockpit/e/ch_1", id("evt_1"));
+        assert_eq!(s.check(o, &e, APPLY, MS), CopyCheck::Call);
+        assert_eq!(
+            s.check(o, &e, APPLY, MS + IN_FLIGHT_MS - 1),
+            CopyCheck::Wait(COPY_POLL_MS)
+        );
+        assert_eq!(s.check(o, &e, APPLY, MS + IN_FLIGHT_MS), CopyCheck::Call);
+    }
+
+    #[test]
+    fn calls_whose_answers_never_came_are_forgotten_beyond_the_bound() {
+        let mut s = SeenIds::default();
+        for n in 0..SEEN_MAX {
+            assert_eq!(
+                s.check("o", &id(&format!("evt_{n}")), APPLY, MS),
+                CopyCheck::Call
+            );
+        }
+        let later = MS + IN_FLIGHT_MS;
+        assert_eq!(s.check("o", &id("evt_new"), APPLY, later), CopyCheck::Call);
+        assert_eq!(s.calling.len(), 1, "the expired calls were dropped");
     }
 }

@@ -7,11 +7,13 @@
 //! after the answer is made (`ctx.wait_until`); never with its body or signature.
 
 use std::cell::RefCell;
+use std::time::Duration;
 
 use hookonce_core::{
-    challenge, encode_handoff, object_for, rejected_log, Event, LogLevel, SeenIds,
+    challenge, encode_handoff, object_for, rejected_log, CopyCheck, Event, LogLevel, Plan, SeenIds,
+    UnixSeconds,
 };
-use worker::{web_sys, worker_sys::Context, Env, Response, Result};
+use worker::{web_sys, worker_sys::Context, Delay, Env, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::Kind;
@@ -43,6 +45,7 @@ struct Admitted {
     object: String,
     event: Event,
     handoff: Vec<u8>,
+    plan: Plan,
     log: LogLevel,
 }
 
@@ -53,7 +56,8 @@ thread_local! {
 
 /// The entity object's answer is passed on as the runtime's `Response`, unconverted; a
 /// refusal made here is converted once. A copy of an event this isolate saw its object
-/// record is answered here, as the object would answer it, without waking the object.
+/// record is answered here, as the object would answer it, without waking the object; a
+/// copy that arrives while another delivery of it is with the object waits for that answer.
 pub async fn receive(
     req: web_sys::Request,
     env: &Env,
@@ -65,21 +69,29 @@ pub async fn receive(
         Ok(a) => a,
         Err(answer) => return Ok(answer.into()),
     };
-    let copy = SEEN.with(|s| s.borrow().answer_copy(&a.object, a.event.id(), now));
-    if let Some(label) = copy {
-        let said = answer::Said {
-            label,
-            rows_written: 0,
-        };
-        if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
-            if let Some(flush) = notes::post(env, name.to_owned(), note, a.log) {
-                let _ = ctx.wait_until(&flush);
+    loop {
+        let check = SEEN.with(|s| {
+            s.borrow_mut()
+                .check(&a.object, a.event.id(), a.plan, clock::millis())
+        });
+        match check {
+            CopyCheck::Answer(label) => {
+                return answer_copy(env, ctx, name, &a, label, now, started)
             }
+            // Woken by its own timer, so it goes on in its own request's context.
+            CopyCheck::Wait(ms) => Delay::from(Duration::from_millis(ms)).await,
+            CopyCheck::Call => break,
         }
-        return answer::respond(name, &a.event, said, None).map(Into::into);
     }
     let url = Op::Ingest.url();
-    let resp = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &a.handoff).await?;
+    let called = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &a.handoff).await;
+    let resp = match called {
+        Ok(resp) => resp,
+        Err(e) => {
+            SEEN.with(|s| s.borrow_mut().abandoned(&a.object, a.event.id()));
+            return Err(e);
+        }
+    };
     let outcome = resp.headers().get(OUTCOME_HEADER).ok().flatten();
     SEEN.with(|s| {
         s.borrow_mut().answered(
@@ -91,6 +103,28 @@ pub async fn receive(
         )
     });
     Ok(resp)
+}
+
+/// A copy of an event this isolate saw its object record, answered as the object would.
+fn answer_copy(
+    env: &Env,
+    ctx: &Context,
+    name: &str,
+    a: &Admitted,
+    label: &'static str,
+    now: UnixSeconds,
+    started: u64,
+) -> Result<web_sys::Response> {
+    let said = answer::Said {
+        label,
+        rows_written: 0,
+    };
+    if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
+        if let Some(flush) = notes::post(env, name.to_owned(), note, a.log) {
+            let _ = ctx.wait_until(&flush);
+        }
+    }
+    answer::respond(name, &a.event, said, None).map(Into::into)
 }
 
 /// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.
@@ -144,6 +178,7 @@ async fn admit(
         object: object_for(name, event.entity(), event.id()),
         handoff: encode_handoff(name, &event, &headers, &body),
         event,
+        plan: Plan::for_source(&source.config),
         log: loaded.log,
     }))
 }
