@@ -33,9 +33,9 @@ pub struct EntityObject {
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
-        sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
+        let fresh = sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
         let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS));
+        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS), fresh);
         Self { state, env, armed }
     }
 

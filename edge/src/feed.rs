@@ -53,7 +53,8 @@ pub struct FeedObject {
 
 impl FeedObject {
     fn new(state: State, env: Env) -> Self {
-        sql::create(&state, &[FEED_SCHEMA]);
+        // New or not, a feed has no alarm to set.
+        let _fresh = sql::create(&state, &[FEED_SCHEMA]);
         Self { state, env }
     }
 

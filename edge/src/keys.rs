@@ -84,9 +84,9 @@ enum Reply {
 
 impl KeyObject {
     fn new(state: State, env: Env) -> Self {
-        sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
+        let fresh = sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
         let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, None);
+        outbox::rearm_on_start(&state, &armed, None, fresh);
         Self { state, env, armed }
     }
 

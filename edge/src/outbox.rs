@@ -67,8 +67,14 @@ pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> work
 /// all is known to have no alarm: every alarm of an entity object is set for rows it holds
 /// (pending or delivered outbox rows, kept bodies, ids to forget), and only an alarm run
 /// deletes them. Were one left over, it would have nothing to do, so a later `setAlarm`
-/// that moves it loses nothing.
-pub fn rearm_on_start(state: &State, armed: &Armed, held: Option<&'static str>) {
+/// that moves it loses nothing. A `fresh` object (its schema created just now,
+/// [`sql::create`]) is known to have none without a read: alarms are only set once tables
+/// exist.
+pub fn rearm_on_start(state: &State, armed: &Armed, held: Option<&'static str>, fresh: bool) {
+    if fresh {
+        armed.0.set(Known::Unset);
+        return;
+    }
     let storage = state.storage();
     let sql = storage.sql();
     let due = match sql::start(&sql, held) {

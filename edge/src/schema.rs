@@ -103,12 +103,43 @@ pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
      FROM events e JOIN raw_bodies b ON b.seq = e.body_seq AND b.event_id = e.event_id
      WHERE e.event_id = ?1";
 
-/// Which tables of earlier layouts an object still has, one row per table. Before
-/// `raw_bodies`, bodies were kept in `bodies` (`WITHOUT ROWID`: each 1 KiB body in an
-/// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
-/// row written per body); `events` and `outbox` had no `body_seq`.
-pub const LEGACY_TABLES: &str = "SELECT name FROM sqlite_master
-     WHERE type = 'table' AND name IN ('bodies', 'kept_bodies', 'events')";
+/// Every table and index an object's storage holds, one row each (`name`), for [`open`].
+pub const SCHEMA_OBJECTS: &str = "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')";
+
+/// What an object's constructor does with its storage, from what [`open`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Open {
+    /// A new object: create the schema. It holds no rows, so it has no alarm either.
+    Fresh,
+    /// Every table and index of the schema is there, and no earlier layout's: nothing to
+    /// create or move, so a restart parses no DDL.
+    Current,
+    /// Create what is missing, then run these steps of [`migration`] in one transaction.
+    Upgrade(Vec<Step>),
+}
+
+/// Decides [`Open`] for `schemas` (statement lists of `CREATE … IF NOT EXISTS name`), given
+/// which names [`SCHEMA_OBJECTS`] listed.
+pub fn open(schemas: &[&str], has: impl Fn(&str) -> bool) -> Open {
+    let created: Vec<&str> = schemas.iter().flat_map(|s| created_names(s)).collect();
+    let legacy = ["bodies", "kept_bodies"].into_iter().any(&has);
+    if !legacy && !created.iter().any(|n| has(n)) {
+        return Open::Fresh;
+    }
+    let steps = migration(&has);
+    if steps.is_empty() && created.iter().all(|n| has(n)) {
+        return Open::Current;
+    }
+    Open::Upgrade(steps)
+}
+
+/// The names a statement list creates: the word after each `IF NOT EXISTS`.
+fn created_names(schema: &str) -> impl Iterator<Item = &str> {
+    schema.split("IF NOT EXISTS").skip(1).filter_map(|rest| {
+        rest.split(|c: char| c.is_whitespace() || c == '(')
+            .find(|w| !w.is_empty())
+    })
+}
 
 /// One statement of [`migration`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,8 +153,11 @@ pub struct Step {
 
 /// The statements that move an object's bodies from the earlier layouts into
 /// `raw_bodies` (stored raw: codec 0) and link its records and outbox rows to them, to be
-/// run in one transaction after the current schema was created. `has` tells which of
-/// [`LEGACY_TABLES`] the object has; nothing at all when it has neither body table.
+/// run in one transaction after the current schema was created. `has` tells which tables
+/// the object had before; nothing at all when it has neither body table. Before
+/// `raw_bodies`, bodies were kept in `bodies` (`WITHOUT ROWID`: each 1 KiB body in an
+/// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
+/// row written per body); `events` and `outbox` had no `body_seq`.
 pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     let (v1, v2) = (has("bodies"), has("kept_bodies"));
     if !v1 && !v2 {

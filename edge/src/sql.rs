@@ -12,30 +12,37 @@ use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};
 
 use crate::schema::{
-    migration, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, LEGACY_TABLES,
+    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, SCHEMA_OBJECTS,
 };
 pub use crate::schema::{ENTITY_SCHEMA, OUTBOX_SCHEMA};
 
-/// Creates `schemas` (idempotent, cheap when they exist) and moves bodies kept under an
-/// earlier layout; for an object's constructor. One statement list, one call into the
-/// runtime: its cursor is the last statement's, the legacy tables.
-pub fn create(state: &State, schemas: &[&str]) {
+/// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
+/// new object, creates what is missing and moves bodies kept under an earlier layout in an
+/// older one, and leaves a current one as it is. Returns whether the object is new.
+pub fn create(state: &State, schemas: &[&str]) -> bool {
     #[derive(Deserialize)]
-    struct Table {
+    struct Name {
         name: String,
     }
     let sql = state.storage().sql();
-    let all = schemas.concat() + LEGACY_TABLES;
-    let tables: Vec<Table> = match sql.exec(&all, None).and_then(|c| c.to_array()) {
-        Ok(tables) => tables,
+    let names: Vec<Name> = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
+        Ok(names) => names,
         Err(e) => {
-            worker::console_error!("hookonce: creating the schema failed: {e}");
-            return;
+            worker::console_error!("hookonce: reading the schema failed: {e}");
+            Vec::new()
         }
     };
-    let steps = migration(|name| tables.iter().any(|t| t.name == name));
+    let (fresh, steps) = match schema::open(schemas, |name| names.iter().any(|n| n.name == name)) {
+        Open::Current => return false,
+        Open::Fresh => (true, Vec::new()),
+        Open::Upgrade(steps) => (false, steps),
+    };
+    if let Err(e) = sql.exec(&schemas.concat(), None) {
+        worker::console_error!("hookonce: creating the schema failed: {e}");
+        return false;
+    }
     if steps.is_empty() {
-        return;
+        return fresh;
     }
     let now = crate::clock::now();
     let moved = transaction(state, || {
@@ -47,6 +54,7 @@ pub fn create(state: &State, schemas: &[&str]) {
     if let Err(e) = moved {
         worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
     }
+    false
 }
 
 #[wasm_bindgen]

@@ -35,18 +35,23 @@ CREATE INDEX outbox_by_status ON outbox (status, seq);";
 
 const NOW: i64 = 1_791_270_400;
 
-/// What the constructor does: create the current schema, then move, in one transaction.
+/// What the constructor does (`sql::create`): `schema::open` on the names it finds, then
+/// create the current schema and move, in one transaction, unless it is current already.
 fn open_with_current_code(c: &mut Connection) {
-    c.execute_batch(schema::ENTITY_SCHEMA).unwrap();
-    c.execute_batch(schema::OUTBOX_SCHEMA).unwrap();
-    let tables: Vec<String> = c
-        .prepare(schema::LEGACY_TABLES)
+    let names: Vec<String> = c
+        .prepare(schema::SCHEMA_OBJECTS)
         .unwrap()
         .query_map([], |r| r.get(0))
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    let steps = schema::migration(|name| tables.iter().any(|t| t == name));
+    let schemas = [schema::ENTITY_SCHEMA, schema::OUTBOX_SCHEMA];
+    let steps = match schema::open(&schemas, |name| names.iter().any(|n| n == name)) {
+        schema::Open::Current => return,
+        schema::Open::Fresh => Vec::new(),
+        schema::Open::Upgrade(steps) => steps,
+    };
+    c.execute_batch(&schemas.concat()).unwrap();
     let tx = c.transaction().unwrap();
     for step in steps {
         match step.binds_now {
