@@ -40,11 +40,13 @@ fn reject(
     kind.respond(detail)
 }
 
-/// A delivery the Worker lets through: the entity's object and the hand-off for it.
+/// A delivery the Worker lets through: the entity's object, and what its hand-off is made
+/// of (encoded only if the object is called).
 struct Admitted {
     object: String,
     event: Event,
-    handoff: Vec<u8>,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
     plan: Plan,
     log: LogLevel,
 }
@@ -84,7 +86,8 @@ pub async fn receive(
         }
     }
     let url = Op::Ingest.url();
-    let called = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &a.handoff).await;
+    let handoff = encode_handoff(name, &a.event, &a.headers, &a.body);
+    let called = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &handoff).await;
     let resp = match called {
         Ok(resp) => resp,
         Err(e) => {
@@ -176,8 +179,9 @@ async fn admit(
     };
     Ok(Ok(Admitted {
         object: object_for(name, event.entity(), event.id()),
-        handoff: encode_handoff(name, &event, &headers, &body),
         event,
+        headers,
+        body,
         plan: Plan::for_source(&source.config),
         log: loaded.log,
     }))

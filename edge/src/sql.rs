@@ -6,6 +6,8 @@ use hookonce_core::{
     unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome,
     Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
+use std::sync::OnceLock;
+
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -191,7 +193,7 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
     }
     let json: Json = sql
         .exec_raw(
-            &stored_query(
+            stored_query(
                 matches!(event.effect(), Effect::Ledger { .. }),
                 matches!(plan, Plan::Claim { .. } | Plan::Commit),
                 event.version().is_some(),
@@ -234,8 +236,17 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
 /// The statement for [`stored`], reading only the tables that bear on the event: each
 /// table a statement names costs SQLite time to prepare it, which an object pays once per
 /// statement (the runtime caches prepared statements per object), and to run it. `NULL`
-/// stands for a column not read, so the row keeps one shape.
-fn stored_query(ledger: bool, claim: bool, version: bool) -> String {
+/// stands for a column not read, so the row keeps one shape. Each of the eight is written
+/// once per isolate, not per event.
+fn stored_query(ledger: bool, claim: bool, version: bool) -> &'static str {
+    static QUERIES: OnceLock<[String; 8]> = OnceLock::new();
+    let all = QUERIES.get_or_init(|| {
+        std::array::from_fn(|i| stored_query_text(i & 1 != 0, i & 2 != 0, i & 4 != 0))
+    });
+    &all[usize::from(ledger) | usize::from(claim) << 1 | usize::from(version) << 2]
+}
+
+fn stored_query_text(ledger: bool, claim: bool, version: bool) -> String {
     let pick =
         |on: bool, columns: &'static str, nulls: &'static str| if on { columns } else { nulls };
     format!(
