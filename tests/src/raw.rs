@@ -223,6 +223,16 @@ pub fn changed(
     out
 }
 
+/// The first column of every row `sql` returns, as text: the names a schema query lists.
+pub fn first_column(c: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    c.prepare(sql)
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

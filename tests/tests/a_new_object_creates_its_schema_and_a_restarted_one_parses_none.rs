@@ -8,19 +8,14 @@
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
+use hookonce_e2e::raw::first_column;
 use rusqlite::Connection;
 use schema::Open;
 
 const SCHEMAS: [&str; 2] = [schema::ENTITY_SCHEMA, schema::OUTBOX_SCHEMA];
 
 fn open(c: &Connection) -> Open {
-    let names: Vec<String> = c
-        .prepare(schema::SCHEMA_OBJECTS)
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let names = first_column(c, schema::SCHEMA_OBJECTS);
     schema::open(&SCHEMAS, |name| names.iter().any(|n| n == name))
 }
 

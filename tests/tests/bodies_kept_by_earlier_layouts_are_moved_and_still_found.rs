@@ -8,6 +8,7 @@
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
+use hookonce_e2e::raw::first_column;
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// The tables as the first layout created them (3877742): bodies `WITHOUT ROWID`.
@@ -38,13 +39,7 @@ const NOW: i64 = 1_791_270_400;
 /// What the constructor does (`sql::create`): `schema::open` on the names it finds, then
 /// create the current schema and move, in one transaction, unless it is current already.
 fn open_with_current_code(c: &mut Connection) {
-    let names: Vec<String> = c
-        .prepare(schema::SCHEMA_OBJECTS)
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let names = first_column(c, schema::SCHEMA_OBJECTS);
     let schemas = [schema::ENTITY_SCHEMA, schema::OUTBOX_SCHEMA];
     let steps = match schema::open(&schemas, |name| names.iter().any(|n| n == name)) {
         schema::Open::Current => return,
@@ -85,12 +80,10 @@ fn outbox_body(c: &Connection, event_id: &str) -> Option<Vec<u8>> {
 }
 
 fn tables(c: &Connection) -> Vec<String> {
-    c.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
+    first_column(
+        c,
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name",
+    )
 }
 
 fn record(c: &Connection, id: &str) {
