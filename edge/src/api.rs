@@ -3,7 +3,7 @@
 
 use hookonce_core::{object_name, EntityCursor, Route};
 use serde_json::{json, Value};
-use worker::{Env, Method, Request, RequestInit, Response, Result};
+use worker::{Env, Request, Response, Result};
 
 use crate::internal::{FeedOp, Op, ENTITY_BINDING, FEED_BINDING};
 use crate::{http, problem, sources};
@@ -90,9 +90,5 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
     if loaded.source(source).is_none() {
         return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));
     }
-    let mut init = RequestInit::new();
-    init.with_method(if post { Method::Post } else { Method::Get });
-    let inner = Request::new_with_init(&url, &init)?;
-    let stub = env.durable_object(binding)?.get_by_name(&object)?;
-    stub.fetch_with_request(inner).await
+    http::query_object(env, binding, &object, &url, post).await
 }

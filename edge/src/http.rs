@@ -96,8 +96,35 @@ pub async fn call_object(
         init.set_headers(headers);
     }
     init.set_body(&js_sys::Uint8Array::from(body));
+    ask_object(env, binding, object, url, &init).await
+}
+
+/// A read or admin operation of an object: `GET`, or `POST` with no body.
+pub async fn query_object(
+    env: &Env,
+    binding: &str,
+    object: &str,
+    url: &str,
+    post: bool,
+) -> Result<Response> {
+    let init = web_sys::RequestInit::new();
+    init.set_method(if post { "POST" } else { "GET" });
+    Ok(Response::from(
+        ask_object(env, binding, object, url, &init).await?,
+    ))
+}
+
+/// Fetches `url` from the object named `object` with `init`; a failed call is answered
+/// with a problem, as the runtime's `Response`.
+async fn ask_object(
+    env: &Env,
+    binding: &str,
+    object: &str,
+    url: &str,
+    init: &web_sys::RequestInit,
+) -> Result<web_sys::Response> {
     let stub: RawStub = env.durable_object(binding)?.get_by_name(object)?.into_rpc();
-    let answer = match stub.fetch_with_init(url, &init) {
+    let answer = match stub.fetch_with_init(url, init) {
         Ok(promise) => JsFuture::from(promise).await,
         Err(e) => Err(e),
     };
