@@ -32,7 +32,7 @@ kinds! {
     KEY_MISMATCH = (422, "idempotency-key-reused", "Idempotency-Key was used for a different request");
     IN_FLIGHT = (409, "in-flight", "Another copy of this event is being processed");
     BAD_GATEWAY = (502, "destination-failed", "The destination did not accept the event");
-    NOT_DURABLE = (503, "not-durable", "The event could not be made durable; retry");
+    NOT_DURABLE = (503, "not-durable", "The Durable Object failed; nothing was written; retry");
     CONFIG = (500, "configuration", "hookonce is misconfigured");
     INTERNAL = (500, "internal", "Internal error");
 }
