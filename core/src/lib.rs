@@ -117,7 +117,7 @@ pub use packing::{pack, unpack, Codec, Packed, UnpackError};
 pub use route::{
     decode_segment, encode_component, query_param, split_url, Route, RouteError, ROUTES,
 };
-pub use seen::{CopyCheck, SeenIds, COPY_POLL_MS, IN_FLIGHT_MS, SEEN_MAX, SEEN_TTL};
+pub use seen::{CopyCheck, SeenIds, SEEN_MAX, SEEN_TTL};
 pub use sign::{
     github as sign_github, headers as signature_headers,
     standard_webhooks as sign_standard_webhooks, stripe as sign_stripe,

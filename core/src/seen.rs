@@ -24,11 +24,11 @@ pub const SEEN_MAX: usize = 10_000;
 
 /// How long a copy waits before it looks again at the delivery in flight, in ms: a trip
 /// to the object takes a few ms, and a look costs one timer.
-pub const COPY_POLL_MS: u64 = 2;
+pub(crate) const COPY_POLL_MS: u64 = 2;
 /// How long a delivery counts as in flight, in ms. A call whose answer never came (its
 /// request cancelled) stops holding its copies back after this; they then call the object,
 /// which answers them correctly anyway.
-pub const IN_FLIGHT_MS: u64 = 2_000;
+pub(crate) const IN_FLIGHT_MS: u64 = 2_000;
 
 /// What the Worker does with a delivery, from what its isolate saw ([`SeenIds::check`]).
 #[must_use]
@@ -60,21 +60,13 @@ impl SeenIds {
     /// can be answered `duplicate` without the object.
     #[must_use]
     pub fn is_recorded(&self, object: &str, id: &EventId, now: UnixSeconds) -> bool {
-        self.at
-            .get(&key(object, id))
-            .is_some_and(|&seen| now < seen.plus(SEEN_TTL))
+        self.recorded(&key(object, id), now)
     }
 
-    /// The answer label for a delivery of `id` to `object` at `now` that the edge can give
-    /// itself (`Decision::Duplicate`'s), or `None` when the object must decide.
-    #[must_use]
-    pub fn answer_copy(
-        &self,
-        object: &str,
-        id: &EventId,
-        now: UnixSeconds,
-    ) -> Option<&'static str> {
-        self.is_recorded(object, id, now).then_some(DUPLICATE)
+    fn recorded(&self, key: &str, now: UnixSeconds) -> bool {
+        self.at
+            .get(key)
+            .is_some_and(|&seen| now < seen.plus(SEEN_TTL))
     }
 
     /// What to do with a delivery of `id` to `object` at `now_ms` (unix ms), which its
@@ -86,13 +78,14 @@ impl SeenIds {
     /// `409` and `Retry-After` while the destination is called, which can take seconds.
     pub fn check(&mut self, object: &str, id: &EventId, plan: Plan, now_ms: u64) -> CopyCheck {
         let now = UnixSeconds(i64::try_from(now_ms / 1000).unwrap_or(i64::MAX));
-        if let Some(label) = self.answer_copy(object, id, now) {
-            return CopyCheck::Answer(label);
+        let key = key(object, id);
+        if self.recorded(&key, now) {
+            // `Decision::Duplicate`'s label, as the object would answer.
+            return CopyCheck::Answer(DUPLICATE);
         }
         if matches!(plan, Plan::Claim { .. }) {
             return CopyCheck::Call;
         }
-        let key = key(object, id);
         match self.calling.get(&key) {
             Some(&began) if now_ms < began.saturating_add(IN_FLIGHT_MS) => {
                 CopyCheck::Wait(COPY_POLL_MS)

@@ -2,12 +2,12 @@
 //! one statement per command core returns. Every status written here comes from core's
 //! types, bound as a parameter.
 
+use std::sync::OnceLock;
+
 use hookonce_core::{
     unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome,
     Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
-use std::sync::OnceLock;
-
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -27,17 +27,20 @@ pub fn create(state: &State, schemas: &[&str]) -> bool {
         name: String,
     }
     let sql = state.storage().sql();
-    let names: Vec<Name> = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
-        Ok(names) => names,
+    let (fresh, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
+        Ok(names) => {
+            let names: Vec<Name> = names;
+            match schema::open(schemas, |name| names.iter().any(|n| n.name == name)) {
+                Open::Current => return false,
+                Open::Fresh => (true, Vec::new()),
+                Open::Upgrade(steps) => (false, steps),
+            }
+        }
+        // Unknown: create what may be missing, and let the start read find any rows.
         Err(e) => {
             worker::console_error!("hookonce: reading the schema failed: {e}");
-            Vec::new()
+            (false, Vec::new())
         }
-    };
-    let (fresh, steps) = match schema::open(schemas, |name| names.iter().any(|n| n.name == name)) {
-        Open::Current => return false,
-        Open::Fresh => (true, Vec::new()),
-        Open::Upgrade(steps) => (false, steps),
     };
     if let Err(e) = sql.exec(&schemas.concat(), None) {
         worker::console_error!("hookonce: creating the schema failed: {e}");
