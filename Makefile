@@ -38,7 +38,7 @@ BUILD_ENV := ESBUILD_BIN=$(NODE_BIN)/esbuild WASM_OPT_BIN=$(NODE_BIN)/wasm-opt \
              WASM_BINDGEN_BIN=$(CARGO_HOME)/bin/wasm-bindgen
 
 BUNDLE  := build/index.js build/index_bg.wasm
-SOURCES := $(shell find core/src edge/src -name '*.rs') edge/openapi.json edge/inspect.html \
+SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
 .PHONY: setup build cli dev test bench chaos fuzz soak fmt fmt-check clippy

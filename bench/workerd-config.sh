@@ -49,6 +49,7 @@ const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     (name = "do-disk", disk = (path = "$dir/do", writable = true)),
+    (name = "assets", disk = (path = "$root/edge/assets")),
   ],
   sockets = [(name = "http", address = "127.0.0.1:$port", http = (), service = "main")],
 );
@@ -65,6 +66,7 @@ const worker :Workerd.Worker = (
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
     (name = "FEED", durableObjectNamespace = "FeedObject"),
+    (name = "ASSETS", service = "assets"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-bench-entity", enableSql = true),

@@ -4,7 +4,7 @@
 #   rust target wasm32-unknown-unknown, worker-build (pinned), wasm-bindgen-cli (= Cargo.lock),
 #   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22),
 #   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it),
-#   schemathesis (PyPI; the contract test fuzzes the running worker from edge/openapi.json),
+#   schemathesis (PyPI; the contract test fuzzes the running worker from edge/assets/openapi.json),
 #   Debian's chromium and tests/browser/'s playwright-core (the inspector's browser test).
 set -euo pipefail
 
@@ -97,7 +97,7 @@ else
     echo "bootstrap: warning: python3 not found; the signature e2e test needs it" >&2
 fi
 
-# 6. schemathesis (PyPI): fuzzes the running worker from edge/openapi.json in make test.
+# 6. schemathesis (PyPI): fuzzes the running worker from edge/assets/openapi.json in make test.
 SCHEMATHESIS_VERSION=4.32.5
 if [[ "$(schemathesis --version 2>/dev/null | awk '{print $NF}')" == "$SCHEMATHESIS_VERSION" ]]; then
     step "schemathesis (python)" "$SCHEMATHESIS_VERSION present"

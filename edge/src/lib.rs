@@ -43,10 +43,9 @@ pub use entity::EntityObject;
 pub use feed::FeedObject;
 pub use keys::KeyObject;
 
-/// The API description, served verbatim at `GET /openapi.json`.
-const OPENAPI: &str = include_str!("../openapi.json");
-/// The inspector, served verbatim at `GET /inspect`: one HTML file, inline JS and CSS.
-const INSPECTOR: &str = include_str!("../inspect.html");
+/// The static files' binding: `edge/assets/`, the API description and the inspector page,
+/// kept out of the wasm (13 KB of it, gzipped) and fetched only by their two routes.
+const ASSETS: &str = "ASSETS";
 
 #[event(start)]
 fn start() {
@@ -109,13 +108,9 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
 async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
     let made = match route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
-        Route::OpenApi => {
-            let resp = Response::ok(OPENAPI)?;
-            http::with_header(resp, "content-type", "application/json")
-        }
+        Route::OpenApi => asset(env, "/openapi.json", "application/json").await,
         Route::Inspect => {
-            let resp = Response::ok(INSPECTOR)?;
-            let resp = http::with_header(resp, "content-type", "text/html; charset=utf-8")?;
+            let resp = asset(env, "/inspect.html", "text/html; charset=utf-8").await?;
             // The page holds the admin token in the tab: no framing, no third-party anything.
             let resp = http::with_header(
                 resp,
@@ -140,4 +135,25 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         Route::MessageStatus => publish::status(req.into(), env).await,
     };
     made.map(Answer::Made)
+}
+
+/// A file of `edge/assets/`, served verbatim as `content_type`, or a 404 problem when this
+/// deployment lacks it (no `ASSETS` binding, or a file missing from it).
+async fn asset(env: &Env, path: &str, content_type: &str) -> Result<Response> {
+    let found = match env.assets(ASSETS) {
+        Ok(files) => {
+            files
+                .fetch(format!("https://assets.invalid{path}"), None)
+                .await
+        }
+        Err(e) => Err(e),
+    };
+    let text = match found {
+        Ok(mut file) if file.status_code() == 200 => file.text().await?,
+        _ => {
+            let detail = format!("{path} is not deployed: bind edge/assets/ as {ASSETS}");
+            return problem::NOT_FOUND.respond(detail);
+        }
+    };
+    http::with_header(Response::ok(text)?, "content-type", content_type)
 }

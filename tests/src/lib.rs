@@ -578,8 +578,8 @@ impl fmt::Debug for Worker {
     }
 }
 
-/// The repo's wrangler.toml as JSON, without `[build]`, with an absolute `main` and the
-/// builder's vars merged in.
+/// The repo's wrangler.toml as JSON, without `[build]`, with an absolute `main` and assets
+/// directory, and the builder's vars merged in.
 fn generated_config(builder: &Builder) -> String {
     let root = repo_root();
     let path = root.join("wrangler.toml");
@@ -596,6 +596,10 @@ fn generated_config(builder: &Builder) -> String {
         .expect("wrangler.toml has main");
     let main = root.join(main);
     obj.insert("main".into(), main.to_string_lossy().into_owned().into());
+    if let Some(dir) = obj.get_mut("assets").and_then(|a| a.get_mut("directory")) {
+        let abs = root.join(dir.as_str().expect("assets.directory is a path"));
+        *dir = abs.to_string_lossy().into_owned().into();
+    }
     let vars = obj
         .entry("vars")
         .or_insert_with(|| serde_json::json!({}))
@@ -762,6 +766,8 @@ mod tests {
         let c: serde_json::Value = serde_json::from_str(&generated_config(&b)).unwrap();
         assert!(c.get("build").is_none());
         assert!(Path::new(c["main"].as_str().unwrap()).is_absolute());
+        let assets = Path::new(c["assets"]["directory"].as_str().unwrap());
+        assert!(assets.is_absolute() && assets.join("openapi.json").is_file());
         assert_eq!(c["vars"]["X"], "y");
         assert!(c["vars"]["HOOKONCE_SOURCES"]["cockpit"].is_object());
     }

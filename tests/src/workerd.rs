@@ -34,6 +34,8 @@ pub struct Builder {
     sources: serde_json::Value,
     /// Text bindings: secrets and plain vars.
     texts: BTreeMap<String, String>,
+    /// The static files bound as `ASSETS` (default: `edge/assets/`, as `wrangler.toml`).
+    assets: Option<PathBuf>,
 }
 
 impl Builder {
@@ -46,6 +48,12 @@ impl Builder {
     /// Set a text binding (default: every `.dev.vars.example` value).
     pub fn text(mut self, name: &str, value: &str) -> Self {
         self.texts.insert(name.into(), value.into());
+        self
+    }
+
+    /// Leave out the `ASSETS` binding, as a deployment without `edge/assets/` would.
+    pub fn without_assets(mut self) -> Self {
+        self.assets = None;
         self
     }
 
@@ -93,6 +101,14 @@ impl Builder {
             "(name = \"HOOKONCE_SOURCES\", json = {})",
             capnp_str(&self.sources.to_string())
         )];
+        let mut services = String::new();
+        if let Some(assets) = &self.assets {
+            services = format!(
+                "\n    (name = \"assets\", disk = (path = {})),",
+                capnp_str(&assets.display().to_string())
+            );
+            bindings.push("(name = \"ASSETS\", service = \"assets\")".into());
+        }
         for (k, v) in &self.texts {
             bindings.push(format!(
                 "(name = {}, text = {})",
@@ -106,7 +122,7 @@ const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     (name = "do-disk", disk = (path = {disk}, writable = true)),
-    (name = "internet", network = (allow = ["local"])),
+    (name = "internet", network = (allow = ["local"])),{services}
   ],
   sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
 );
@@ -196,6 +212,7 @@ impl Workerd {
         Builder {
             sources: wrangler_sources(),
             texts: dev_vars(),
+            assets: Some(repo_root().join("edge/assets")),
         }
     }
 

@@ -1,4 +1,4 @@
-//! `edge/openapi.json` describes exactly the routes the router has (`hookonce_core::ROUTES`),
+//! `edge/assets/openapi.json` describes exactly the routes the router has (`hookonce_core::ROUTES`),
 //! both ways, and every error it documents is a problem document, so the description and
 //! the code cannot drift apart unnoticed.
 
@@ -8,9 +8,9 @@ use hookonce_core::ROUTES;
 use serde_json::Value;
 
 fn description() -> Value {
-    let path = hookonce_e2e::repo_root().join("edge/openapi.json");
-    let text = std::fs::read_to_string(&path).expect("read edge/openapi.json");
-    serde_json::from_str(&text).expect("edge/openapi.json is JSON")
+    let path = hookonce_e2e::repo_root().join("edge/assets/openapi.json");
+    let text = std::fs::read_to_string(&path).expect("read edge/assets/openapi.json");
+    serde_json::from_str(&text).expect("edge/assets/openapi.json is JSON")
 }
 
 const METHODS: [&str; 8] = [

@@ -1,4 +1,4 @@
-//! schemathesis (PyPI) fuzzes the running worker (workerd direct) from `edge/openapi.json`:
+//! schemathesis (PyPI) fuzzes the running worker (workerd direct) from `edge/assets/openapi.json`:
 //! no `5xx`, and every status, content type, body and header is the one the description
 //! documents. Bounded in time: two runs of at most 35 s (the admin token for the read,
 //! admin and webhook routes; a publish token for the publish API). Outbound fetches can
@@ -10,7 +10,7 @@ use hookonce_e2e::workerd::Workerd;
 use hookonce_e2e::{dev_var, publish, repo_root};
 
 fn schemathesis(w: &Workerd, token: &str, operations: &[&str], exclude: &[&str]) {
-    let spec = repo_root().join("edge/openapi.json");
+    let spec = repo_root().join("edge/assets/openapi.json");
     let mut cmd = Command::new("schemathesis");
     // It keeps an examples database in its working directory: not in the repo.
     cmd.current_dir(std::env::temp_dir())
@@ -51,11 +51,12 @@ fn schemathesis(w: &Workerd, token: &str, operations: &[&str], exclude: &[&str])
 fn the_running_worker_matches_its_openapi_description() {
     let w = Workerd::builder().start();
     let served = w.get("/openapi.json");
-    let file = std::fs::read(repo_root().join("edge/openapi.json")).expect("edge/openapi.json");
+    let file = std::fs::read(repo_root().join("edge/assets/openapi.json"))
+        .expect("edge/assets/openapi.json");
     assert_eq!(served.status, 200, "{served}");
     assert!(
         served.body == file,
-        "GET /openapi.json is not edge/openapi.json (make build?)"
+        "GET /openapi.json is not edge/assets/openapi.json (make build?)"
     );
     schemathesis(&w, &dev_var("HOOKONCE_ADMIN_TOKEN"), &[], &["publish"]);
     schemathesis(&w, &publish::token(), &["publish"], &[]);
