@@ -149,16 +149,16 @@ async fn admit(
         .headers()
         .get("content-length")?
         .and_then(|v| v.trim().parse::<u64>().ok());
-    let too_large = format!("the limit for {name} is {limit} bytes");
+    let too_large = || format!("the limit for {name} is {limit} bytes");
     if declared.is_some_and(|n| n > limit as u64) {
-        return reject(problem::TOO_LARGE, too_large);
+        return reject(problem::TOO_LARGE, too_large());
     }
     let body = match http::body(&req).await {
         Ok(body) => body,
         Err(problem) => return answer(problem),
     };
     if body.len() > limit {
-        return reject(problem::TOO_LARGE, too_large);
+        return reject(problem::TOO_LARGE, too_large());
     }
     let headers = http::headers(&req.headers(), &source.config.headers_read());
     let verified = match source.verifier.verify(&headers, &body, clock::now()) {
