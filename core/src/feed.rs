@@ -300,8 +300,9 @@ impl RejectWindow {
 /// One statement the feed store runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FeedWrite {
-    /// Append a row.
-    Insert(FeedRow),
+    /// Append these rows, in order: one statement for a run of deliveries, where a
+    /// statement per row cost the feed object most of its time under load.
+    Append(Vec<FeedRow>),
     /// Store the rejected-request window.
     Window(RejectWindow),
     /// Delete rows with `seq <= through` or received before `before`.
@@ -351,7 +352,7 @@ pub fn admit(
             outcome,
             rows_written,
             received_at,
-        } => writes.push(FeedWrite::Insert(FeedRow {
+        } => writes.push(FeedWrite::Append(vec![FeedRow {
             seq,
             received_at: *received_at,
             outcome: *outcome,
@@ -361,7 +362,7 @@ pub fn admit(
             rows_written: *rows_written,
             status: None,
             reason: None,
-        })),
+        }])),
         Note::Rejected {
             status,
             reason,
@@ -377,7 +378,7 @@ pub fn admit(
             if !record {
                 return writes;
             }
-            writes.push(FeedWrite::Insert(FeedRow {
+            writes.push(FeedWrite::Append(vec![FeedRow {
                 seq,
                 received_at: *received_at,
                 outcome: FeedOutcome::Rejected,
@@ -387,7 +388,7 @@ pub fn admit(
                 rows_written: 0,
                 status: Some(*status),
                 reason: Some(cut(reason, MAX_REASON)),
-            }));
+            }]));
         }
         Note::Dead(d) => {
             let kept = DeadLetter {
@@ -415,7 +416,9 @@ pub fn admit(
 }
 
 /// What the feed store writes for `notes`, taken in order as if one at a time: each note
-/// sees the sequence number and rejected-request window the ones before it left.
+/// sees the sequence number and rejected-request window the ones before it left. Rows
+/// appended back to back are one [`FeedWrite::Append`]; nothing runs between them, so the
+/// store ends up as it would one note at a time.
 pub fn admit_batch(
     notes: &[Note],
     state: &FeedState,
@@ -423,18 +426,26 @@ pub fn admit_batch(
     now: UnixSeconds,
 ) -> Vec<FeedWrite> {
     let mut state = *state;
-    let mut writes = Vec::new();
+    let mut writes: Vec<FeedWrite> = Vec::new();
     for note in notes {
         for w in admit(note, &state, policy, now) {
-            match &w {
-                FeedWrite::Insert(row) => state.last_seq = row.seq,
-                FeedWrite::Window(window) => state.window = *window,
+            match w {
+                FeedWrite::Append(rows) => {
+                    state.last_seq = rows.last().map_or(state.last_seq, |r| r.seq);
+                    match writes.last_mut() {
+                        Some(FeedWrite::Append(run)) => run.extend(rows),
+                        _ => writes.push(FeedWrite::Append(rows)),
+                    }
+                }
+                FeedWrite::Window(window) => {
+                    state.window = window;
+                    writes.push(w);
+                }
                 FeedWrite::Prune { .. }
                 | FeedWrite::PruneDead { .. }
                 | FeedWrite::Dead(_)
-                | FeedWrite::Requeued { .. } => {}
+                | FeedWrite::Requeued { .. } => writes.push(w),
             }
-            writes.push(w);
         }
     }
     writes
@@ -662,9 +673,11 @@ mod tests {
         for note in notes {
             for w in admit(note, &state, policy, NOW) {
                 match w {
-                    FeedWrite::Insert(r) => {
-                        state.last_seq = r.seq;
-                        rows.push(r);
+                    FeedWrite::Append(appended) => {
+                        for r in appended {
+                            state.last_seq = r.seq;
+                            rows.push(r);
+                        }
                     }
                     FeedWrite::Window(w) => state.window = w,
                     FeedWrite::Prune { through, before } => rows
@@ -697,13 +710,29 @@ mod tests {
             last_seq: 7,
             ..FeedState::default()
         };
+        // Each write as a list of single-row steps, in order: appending rows in one
+        // statement or one by one comes to the same steps.
+        fn steps(writes: Vec<FeedWrite>) -> Vec<FeedWrite> {
+            writes
+                .into_iter()
+                .flat_map(|w| match w {
+                    FeedWrite::Append(rows) => rows
+                        .into_iter()
+                        .map(|r| FeedWrite::Append(vec![r]))
+                        .collect(),
+                    other => vec![other],
+                })
+                .collect()
+        }
         let mut state = start;
         let mut one_at_a_time = Vec::new();
         for note in &notes {
             let writes = admit(note, &state, policy, NOW);
             for w in &writes {
                 match w {
-                    FeedWrite::Insert(r) => state.last_seq = r.seq,
+                    FeedWrite::Append(rows) => {
+                        state.last_seq = rows.last().map_or(state.last_seq, |r| r.seq)
+                    }
                     FeedWrite::Window(win) => state.window = *win,
                     _ => {}
                 }
@@ -711,14 +740,37 @@ mod tests {
             one_at_a_time.extend(writes);
         }
         let batch = admit_batch(&notes, &start, policy, NOW);
-        assert_eq!(batch, one_at_a_time);
+        let apart = batch
+            .windows(2)
+            .all(|p| !matches!(p, [FeedWrite::Append(_), FeedWrite::Append(_)]));
+        assert!(apart, "rows appended back to back are one write");
+        let batch = steps(batch);
+        assert_eq!(batch, steps(one_at_a_time));
         let inserted = batch
             .iter()
-            .filter(|w| matches!(w, FeedWrite::Insert(_)))
+            .filter(|w| matches!(w, FeedWrite::Append(_)))
             .count();
         // 225 deliveries, and 3 of the 75 rejections (one minute's sample).
         assert_eq!(inserted, 225 + 3);
         assert!(batch.iter().any(|w| matches!(w, FeedWrite::Prune { .. })));
+    }
+
+    #[test]
+    fn a_run_of_deliveries_is_one_append_between_prunes() {
+        let notes: Vec<Note> = (1..=100).map(delivery).collect();
+        let w = admit_batch(&notes, &FeedState::default(), FeedPolicy::default(), NOW);
+        let shape: Vec<String> = w
+            .iter()
+            .map(|w| match w {
+                FeedWrite::Append(rows) => format!("{}..{}", rows[0].seq, rows[rows.len() - 1].seq),
+                FeedWrite::Prune { .. } => "prune".into(),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            ["1..32", "prune", "33..64", "prune", "65..96", "prune", "97..100"]
+        );
     }
 
     #[test]
@@ -730,9 +782,10 @@ mod tests {
             NOW,
         );
         assert_eq!(w.len(), 1);
-        let FeedWrite::Insert(row) = &w[0] else {
+        let [FeedWrite::Append(rows)] = &w[..] else {
             panic!("{w:?}")
         };
+        let [row] = &rows[..] else { panic!("{rows:?}") };
         assert_eq!(row.seq, 1);
         assert_eq!(row.event_id.as_deref(), Some("evt_1"));
         assert_eq!(row.outcome, FeedOutcome::Applied);

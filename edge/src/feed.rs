@@ -131,21 +131,36 @@ fn read_state(sql: &SqlStorage) -> Result<FeedState> {
 /// One statement per write.
 fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
     match w {
-        FeedWrite::Insert(r) => sql.exec_raw(
-            "INSERT INTO feed (seq, received_at, outcome, event_id, event_type, entity,
-               rows_written, status, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            vec![
-                int(r.seq),
-                int(r.received_at),
-                text(r.outcome.as_str()),
-                opt_text(r.event_id.as_deref()),
-                opt_text(r.event_type.as_deref()),
-                opt_text(r.entity.as_deref()),
-                int(i64::from(r.rows_written)),
-                r.status.map_or(sql::NULL, |s| int(i64::from(s))),
-                opt_text(r.reason.as_deref()),
-            ],
-        )?,
+        // The rows as one JSON array of arrays, read back by SQLite: one statement and one
+        // string across the runtime, not a statement and nine values per row.
+        FeedWrite::Append(rows) => {
+            let rows: Vec<_> = rows
+                .iter()
+                .map(|r| {
+                    (
+                        r.seq,
+                        r.received_at,
+                        r.outcome.as_str(),
+                        &r.event_id,
+                        &r.event_type,
+                        &r.entity,
+                        r.rows_written,
+                        r.status,
+                        &r.reason,
+                    )
+                })
+                .collect();
+            let rows = serde_json::to_string(&rows)
+                .map_err(|e| worker::Error::RustError(e.to_string()))?;
+            sql.exec_raw(
+                "INSERT INTO feed (seq, received_at, outcome, event_id, event_type, entity,
+                   rows_written, status, reason)
+                 SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
+                   value ->> 5, value ->> 6, value ->> 7, value ->> 8
+                 FROM json_each(?)",
+                vec![text(&rows)],
+            )?
+        }
         FeedWrite::Window(w) => sql.exec_raw(
             "INSERT INTO reject_window (id, minute, recorded, suppressed) VALUES (1, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET minute = excluded.minute,
