@@ -44,7 +44,7 @@ pub use feed::FeedObject;
 pub use keys::KeyObject;
 
 /// The static files' binding: `edge/assets/`, the API description and the inspector page,
-/// kept out of the wasm (13 KB of it, gzipped) and fetched only by their two routes.
+/// kept out of the wasm (7.5 KiB of it, gzipped) and fetched only by their two routes.
 const ASSETS: &str = "ASSETS";
 
 #[event(start)]

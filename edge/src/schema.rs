@@ -122,11 +122,11 @@ pub enum Open {
 /// which names [`SCHEMA_OBJECTS`] listed.
 pub fn open(schemas: &[&str], has: impl Fn(&str) -> bool) -> Open {
     let created: Vec<&str> = schemas.iter().flat_map(|s| created_names(s)).collect();
-    let legacy = ["bodies", "kept_bodies"].into_iter().any(&has);
-    if !legacy && !created.iter().any(|n| has(n)) {
+    // No steps: no earlier layout's body table either.
+    let steps = migration(&has);
+    if steps.is_empty() && !created.iter().any(|n| has(n)) {
         return Open::Fresh;
     }
-    let steps = migration(&has);
     if steps.is_empty() && created.iter().all(|n| has(n)) {
         return Open::Current;
     }
