@@ -1,5 +1,6 @@
 //! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
-//! outbox.
+//! outbox. The last three are placeholder views until the first write to each
+//! (`sql::PLACEHOLDERS`): an empty table holds a page.
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
 //! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
@@ -9,16 +10,19 @@
 use hookonce_core::{
     decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
     split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
-    Headers, Note, OutboxStatus, Outgoing, Plan, UnixSeconds, ENTITY_EVENTS, ENTITY_OUTBOX,
+    Headers, Note, OutboxStatus, Outgoing, Plan, UnixSeconds, Write, ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{Env, Request, Response, Result, State};
+use std::cell::Cell;
+
+use worker::{Env, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
+use crate::sql::{Optional, Views};
 use crate::task::export_object;
 use crate::{answer, clock, http, notes, outbox, sql};
 
@@ -28,15 +32,25 @@ pub struct EntityObject {
     state: State,
     env: Env,
     armed: outbox::Armed,
+    /// The ledger, claim and outbox that are still placeholder views (`sql::PLACEHOLDERS`).
+    views: Cell<Views>,
 }
 
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
-        let fresh = sql::create(&state, &[sql::ENTITY_SCHEMA, sql::OUTBOX_SCHEMA]);
+        let opened = sql::create(
+            &state,
+            &[sql::ENTITY_SCHEMA, sql::BODIES_SCHEMA, sql::PLACEHOLDERS],
+        );
         let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS), fresh);
-        Self { state, env, armed }
+        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS), opened.fresh);
+        Self {
+            state,
+            env,
+            armed,
+            views: Cell::new(opened.views),
+        }
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -57,7 +71,11 @@ impl EntityObject {
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             Op::RetryDead => {
-                let requeued = outbox::requeue_dead(&self.state, &self.armed).await?;
+                // A placeholder outbox holds no dead letters, and a view takes no UPDATE.
+                let requeued = match self.views.get().has(Optional::Outbox) {
+                    true => 0,
+                    false => outbox::requeue_dead(&self.state, &self.armed).await?,
+                };
                 if requeued > 0 {
                     self.note_requeued();
                 }
@@ -195,12 +213,12 @@ impl EntityObject {
     /// Read, decide and write as one synchronous unit: no `.await` in here.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
         let sql = self.state.storage().sql();
-        sql::transaction(&self.state, || {
+        self.transaction(|| {
             let stored = sql::stored(&sql, d.event, plan)?;
             let decision = decide(d, &stored, plan, now);
             let mut rows_written = 0;
             for write in decision.writes() {
-                rows_written += sql::execute(&sql, write, now)?;
+                rows_written += self.execute(&sql, write, now)?;
             }
             let mut handled = Handled {
                 label: decision.label(),
@@ -218,6 +236,27 @@ impl EntityObject {
             }
             Ok(handled)
         })
+    }
+
+    /// `f` in one transaction ([`sql::transaction`]). A rollback brings back any placeholder
+    /// view a write in it replaced, so the object forgets those replacements too.
+    fn transaction<T>(&self, f: impl FnMut() -> Result<T>) -> Result<T> {
+        let views = self.views.get();
+        let done = sql::transaction(&self.state, f);
+        if done.is_err() {
+            self.views.set(views);
+        }
+        done
+    }
+
+    /// One write, inside [`Self::transaction`]; first the table it needs, if that is still
+    /// a placeholder view.
+    fn execute(&self, sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> Result<usize> {
+        if let Some(table) = sql::optional_table(write).filter(|t| self.views.get().has(*t)) {
+            sql::materialise(sql, table)?;
+            self.views.set(self.views.get().without(table));
+        }
+        sql::execute(sql, write, now)
     }
 
     /// Logs the decision and notes it in the source's feed, after the answer (the
@@ -319,9 +358,9 @@ impl EntityObject {
     /// Ends a failed call's hold on the claim, if it still has it.
     fn release(&self, event: &Event, until: UnixSeconds) -> Result<()> {
         let sql = self.state.storage().sql();
-        sql::transaction(&self.state, || {
+        self.transaction(|| {
             if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {
-                sql::execute(&sql, &w, clock::now())?;
+                self.execute(&sql, &w, clock::now())?;
             }
             Ok(())
         })

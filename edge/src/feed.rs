@@ -54,7 +54,7 @@ pub struct FeedObject {
 impl FeedObject {
     fn new(state: State, env: Env) -> Self {
         // New or not, a feed has no alarm to set.
-        let _fresh = sql::create(&state, &[FEED_SCHEMA]);
+        let _opened = sql::create(&state, &[FEED_SCHEMA]);
         Self { state, env }
     }
 

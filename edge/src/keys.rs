@@ -84,9 +84,9 @@ enum Reply {
 
 impl KeyObject {
     fn new(state: State, env: Env) -> Self {
-        let fresh = sql::create(&state, &[sql::OUTBOX_SCHEMA, KEY_SCHEMA]);
+        let opened = sql::create(&state, &[sql::BODIES_SCHEMA, sql::QUEUE_SCHEMA, KEY_SCHEMA]);
         let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, None, fresh);
+        outbox::rearm_on_start(&state, &armed, None, opened.fresh);
         Self { state, env, armed }
     }
 

@@ -1,7 +1,8 @@
 //! The objects' SQLite schema and the one-time move of bodies kept by earlier layouts.
 //! Plain text, no dependencies: the migration test runs it natively against SQLite.
 
-/// An entity's own tables: processed ids, snapshot, ledger and the synchronous claim.
+/// An entity's own tables: processed ids and snapshot. Its ledger, claim and outbox start
+/// as [`PLACEHOLDERS`].
 pub const ENTITY_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS events (
   event_id      TEXT PRIMARY KEY,
@@ -19,31 +20,17 @@ CREATE TABLE IF NOT EXISTS entity (
   version_event TEXT NOT NULL,
   updated_at    INTEGER NOT NULL
 );
-CREATE TABLE IF NOT EXISTS ledger (
-  event_id    TEXT PRIMARY KEY,     -- the unique constraint that survives a cleared events table
-  amount      INTEGER NOT NULL,
-  recorded_at INTEGER NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS claim (
-  id           INTEGER PRIMARY KEY CHECK (id = 1),
-  holder       TEXT,                -- the event being forwarded synchronously, if any
-  until        INTEGER,             -- its lease, unix seconds
-  newest_secs  INTEGER,             -- the newest version ever claimed
-  newest_nanos INTEGER,
-  newest_event TEXT
-);
 ";
 
-/// What the outbox needs, in entity and key objects alike: kept bodies and the queue.
+/// Kept bodies, in entity and key objects alike.
 ///
 /// Bodies live in a rowid table, packed (core's `pack`): in a `WITHOUT ROWID` table a
 /// 1 KiB body spilled into an overflow page of its own, 4.6 KB per body measured. They
 /// have no index: the record and the outbox row of an event hold its `seq`, written in
 /// the same transaction as the body ([`INSERT_RECORD`], [`INSERT_OUTBOX`]), and every lookup also matches
 /// `event_id`, so a `seq` that SQLite hands out again after the newest bodies were pruned
-/// never finds another event's body. The queue's `(status, seq)` index finds the head
-/// without scanning delivered rows.
-pub const OUTBOX_SCHEMA: &str = "
+/// never finds another event's body.
+pub const BODIES_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS raw_bodies (
   seq      INTEGER PRIMARY KEY,     -- arrival order: pruning walks it oldest first
   event_id TEXT NOT NULL,
@@ -52,6 +39,11 @@ CREATE TABLE IF NOT EXISTS raw_bodies (
   body     BLOB NOT NULL,
   kept_at  INTEGER NOT NULL         -- unix seconds
 );
+";
+
+/// The outbox queue. Its `(status, seq)` index finds the head without scanning delivered
+/// rows.
+pub const QUEUE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS outbox (
   seq              INTEGER PRIMARY KEY,
   event_id         TEXT NOT NULL,
@@ -68,6 +60,112 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq);
 ";
+
+/// The ledger: one row per event that moved an amount.
+pub const LEDGER_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS ledger (
+  event_id    TEXT PRIMARY KEY,     -- the unique constraint that survives a cleared events table
+  amount      INTEGER NOT NULL,
+  recorded_at INTEGER NOT NULL
+) WITHOUT ROWID;
+";
+
+/// The synchronous-forwarding claim: one row once the entity was claimed.
+pub const CLAIM_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS claim (
+  id           INTEGER PRIMARY KEY CHECK (id = 1),
+  holder       TEXT,                -- the event being forwarded synchronously, if any
+  until        INTEGER,             -- its lease, unix seconds
+  newest_secs  INTEGER,             -- the newest version ever claimed
+  newest_nanos INTEGER,
+  newest_event TEXT
+);
+";
+
+/// An entity object's ledger, claim and outbox until it first writes to one: an empty
+/// table holds a 4 KiB page of its own, and most entities never use these three (a ledger
+/// source uses only the ledger, synchronous forwarding only the claim, asynchronous only
+/// the outbox). A view of the same name and columns that selects nothing costs no page,
+/// and every read of the table reads it unchanged. [`Optional::materialise`] replaces it
+/// with the table in the transaction of the first write.
+pub const PLACEHOLDERS: &str = "
+CREATE VIEW IF NOT EXISTS ledger (event_id, amount, recorded_at)
+  AS SELECT NULL, NULL, NULL WHERE 0;
+CREATE VIEW IF NOT EXISTS claim (id, holder, until, newest_secs, newest_nanos, newest_event)
+  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
+CREATE VIEW IF NOT EXISTS outbox (seq, event_id, source, destination, status, attempts,
+  enqueued_at, first_attempt_at, next_attempt_at, last_result, done_at, body_seq)
+  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
+";
+
+/// Whether the name bound as `?1` is a view (`n`: 1 or 0).
+pub const IS_VIEW: &str =
+    "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'view' AND name = ?1";
+
+/// A table an entity object creates on its first write to it ([`PLACEHOLDERS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Optional {
+    Ledger,
+    Claim,
+    Outbox,
+}
+
+impl Optional {
+    pub const ALL: [Optional; 3] = [Optional::Ledger, Optional::Claim, Optional::Outbox];
+
+    /// Its name, the view's and the table's.
+    pub fn name(self) -> &'static str {
+        match self {
+            Optional::Ledger => "ledger",
+            Optional::Claim => "claim",
+            Optional::Outbox => "outbox",
+        }
+    }
+
+    /// The statement that drops the placeholder view, while [`IS_VIEW`] finds it (SQLite
+    /// refuses `DROP VIEW` for a table, even with `IF EXISTS`), and the one that creates
+    /// the table (and its index) if it is missing.
+    pub fn materialise(self) -> [&'static str; 2] {
+        match self {
+            Optional::Ledger => ["DROP VIEW ledger", LEDGER_SCHEMA],
+            Optional::Claim => ["DROP VIEW claim", CLAIM_SCHEMA],
+            Optional::Outbox => ["DROP VIEW outbox", QUEUE_SCHEMA],
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// Which of an entity object's [`Optional`] tables are still placeholder views.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Views(u8);
+
+impl Views {
+    /// All three: a new object's, or when the schema could not be read (materialising a
+    /// table that is already there changes nothing).
+    pub const ALL: Views = Views(0b111);
+
+    /// Every [`Optional`] table not among `tables`, the tables an object held before its
+    /// schema was created: [`PLACEHOLDERS`] made a view of each of the others.
+    pub fn except<'a>(tables: impl IntoIterator<Item = &'a str>) -> Views {
+        tables.into_iter().fold(Views::ALL, |views, name| {
+            match Optional::ALL.iter().find(|t| t.name() == name) {
+                Some(t) => views.without(*t),
+                None => views,
+            }
+        })
+    }
+
+    pub fn has(self, table: Optional) -> bool {
+        self.0 & table.bit() != 0
+    }
+
+    pub fn without(self, table: Optional) -> Views {
+        Views(self.0 & !table.bit())
+    }
+}
 
 /// The `seq` of the body just kept for the event bound as `?1`: the newest body row, if
 /// it is that event's. Core writes an event's body before its record and outbox row.
@@ -103,8 +201,10 @@ pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
      FROM events e JOIN raw_bodies b ON b.seq = e.body_seq AND b.event_id = e.event_id
      WHERE e.event_id = ?1";
 
-/// Every table and index an object's storage holds, one row each (`name`), for [`open`].
-pub const SCHEMA_OBJECTS: &str = "SELECT name FROM sqlite_master WHERE type IN ('table', 'index')";
+/// Every table, index and view an object's storage holds, one row each (`name`, `type`),
+/// for [`open`] and [`Views::except`].
+pub const SCHEMA_OBJECTS: &str =
+    "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'index', 'view')";
 
 /// What an object's constructor does with its storage, from what [`open`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,8 +263,12 @@ pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     if !v1 && !v2 {
         return Vec::new();
     }
-    // The tables were created by the earlier schema, without the link column.
-    let mut steps = vec!["ALTER TABLE outbox ADD COLUMN body_seq INTEGER"];
+    // The tables were created by the earlier schema, without the link column; the first
+    // had no index on the queue either.
+    let mut steps = vec![
+        "ALTER TABLE outbox ADD COLUMN body_seq INTEGER",
+        "CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq)",
+    ];
     let mut now = None;
     if has("events") {
         steps.push("ALTER TABLE events ADD COLUMN body_seq INTEGER");

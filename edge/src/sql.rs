@@ -14,40 +14,63 @@ use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};
 
 use crate::schema::{
-    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, SCHEMA_OBJECTS,
+    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, IS_VIEW, SCHEMA_OBJECTS,
 };
-pub use crate::schema::{ENTITY_SCHEMA, OUTBOX_SCHEMA};
+pub use crate::schema::{
+    Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMA, PLACEHOLDERS, QUEUE_SCHEMA,
+};
+
+/// What [`create`] found.
+pub struct Opened {
+    /// The object is new: it holds no rows, so it has no alarm either.
+    pub fresh: bool,
+    /// Which of an entity object's optional tables are still placeholder views.
+    pub views: Views,
+}
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
 /// new object, creates what is missing and moves bodies kept under an earlier layout in an
-/// older one, and leaves a current one as it is. Returns whether the object is new.
-pub fn create(state: &State, schemas: &[&str]) -> bool {
+/// older one, and leaves a current one as it is.
+pub fn create(state: &State, schemas: &[&str]) -> Opened {
     #[derive(Deserialize)]
-    struct Name {
+    struct Object {
         name: String,
+        r#type: String,
     }
     let sql = state.storage().sql();
-    let (fresh, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
-        Ok(names) => {
-            let names: Vec<Name> = names;
-            match schema::open(schemas, |name| names.iter().any(|n| n.name == name)) {
-                Open::Current => return false,
-                Open::Fresh => (true, Vec::new()),
-                Open::Upgrade(steps) => (false, steps),
+    let unknown = Opened {
+        fresh: false,
+        views: Views::ALL,
+    };
+    let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
+        Ok(objects) => {
+            let objects: Vec<Object> = objects;
+            let tables = objects.iter().filter(|o| o.r#type == "table");
+            let opened = |fresh| Opened {
+                fresh,
+                views: Views::except(tables.map(|o| o.name.as_str())),
+            };
+            match schema::open(schemas, |name| objects.iter().any(|o| o.name == name)) {
+                Open::Current => return opened(false),
+                Open::Fresh => (opened(true), Vec::new()),
+                Open::Upgrade(steps) => (opened(false), steps),
             }
         }
         // Unknown: create what may be missing, and let the start read find any rows.
         Err(e) => {
             worker::console_error!("hookonce: reading the schema failed: {e}");
-            (false, Vec::new())
+            (unknown, Vec::new())
         }
     };
     if let Err(e) = sql.exec(&schemas.concat(), None) {
         worker::console_error!("hookonce: creating the schema failed: {e}");
-        return false;
+        return Opened {
+            fresh: false,
+            ..opened
+        };
     }
     if steps.is_empty() {
-        return fresh;
+        return opened;
     }
     let now = crate::clock::now();
     let moved = transaction(state, || {
@@ -59,7 +82,33 @@ pub fn create(state: &State, schemas: &[&str]) -> bool {
     if let Err(e) = moved {
         worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
     }
-    false
+    opened
+}
+
+/// Replaces the placeholder view of `table` with the table (`Optional::materialise`), in
+/// the caller's transaction, before its first write to it; a table already there stays.
+pub fn materialise(sql: &SqlStorage, table: Optional) -> worker::Result<()> {
+    #[derive(Deserialize)]
+    struct Count {
+        n: i64,
+    }
+    let [drop_view, create_table] = table.materialise();
+    let view: Count = sql.exec_raw(IS_VIEW, vec![text(table.name())])?.one()?;
+    if view.n > 0 {
+        sql.exec(drop_view, None)?;
+    }
+    sql.exec(create_table, None)?;
+    Ok(())
+}
+
+/// The optional table `write` writes to, if any.
+pub fn optional_table(write: &Write<'_>) -> Option<Optional> {
+    match write {
+        Write::Ledger { .. } => Some(Optional::Ledger),
+        Write::Claim(_) | Write::Release { .. } => Some(Optional::Claim),
+        Write::Enqueue { .. } => Some(Optional::Outbox),
+        Write::Record { .. } | Write::Snapshot { .. } | Write::Body { .. } => None,
+    }
 }
 
 #[wasm_bindgen]

@@ -1,0 +1,155 @@
+//! An entity object's ledger, claim and outbox are placeholder views that hold no page
+//! until the first write to each (`schema::PLACEHOLDERS`, `Optional::materialise`, run
+//! natively here on the SQLite that workerd embeds): reads find them empty, the write
+//! finds the table, and an object made before them keeps its tables as they are.
+
+#[path = "../../edge/src/schema.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod schema;
+
+use hookonce_e2e::raw::first_column;
+use rusqlite::{params, Connection};
+use schema::{Optional, Views};
+
+/// An entity object's schema, as `EntityObject::new` creates it.
+fn new_object() -> Connection {
+    let c = Connection::open_in_memory().unwrap();
+    c.execute_batch(
+        &[
+            schema::ENTITY_SCHEMA,
+            schema::BODIES_SCHEMA,
+            schema::PLACEHOLDERS,
+        ]
+        .concat(),
+    )
+    .unwrap();
+    c
+}
+
+/// What `sql::materialise` runs before an object's first write to `table`.
+fn materialise(c: &Connection, table: Optional) {
+    let [drop_view, create_table] = table.materialise();
+    let view: i64 = c
+        .query_row(schema::IS_VIEW, params![table.name()], |r| r.get(0))
+        .unwrap();
+    if view > 0 {
+        c.execute_batch(drop_view).unwrap();
+    }
+    c.execute_batch(create_table).unwrap();
+}
+
+fn pages(c: &Connection) -> i64 {
+    c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap()
+}
+
+fn kinds(c: &Connection) -> Vec<String> {
+    first_column(
+        c,
+        "SELECT type || ' ' || name FROM sqlite_master WHERE name IN
+           ('ledger', 'claim', 'outbox', 'outbox_by_status') ORDER BY name",
+    )
+}
+
+fn tables(c: &Connection) -> Vec<String> {
+    first_column(c, "SELECT name FROM sqlite_master WHERE type = 'table'")
+}
+
+#[test]
+fn a_new_object_holds_a_page_per_table_it_uses_and_none_for_the_three_it_does_not() {
+    let c = new_object();
+    // sqlite_master, events, entity, raw_bodies.
+    assert_eq!(pages(&c), 4);
+    assert_eq!(kinds(&c), ["view claim", "view ledger", "view outbox"]);
+    // What the object reads of them finds nothing, and reads the same SQL as for tables.
+    let found: i64 = c
+        .query_row(
+            "SELECT (SELECT COUNT(*) FROM ledger) + (SELECT COUNT(*) FROM claim)
+                    + (SELECT COUNT(*) FROM outbox WHERE status = 'pending')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(found, 0);
+    assert_eq!(
+        Views::except(tables(&c).iter().map(String::as_str)),
+        Views::ALL
+    );
+}
+
+#[test]
+fn the_first_write_makes_the_table_and_making_it_again_changes_nothing() {
+    let c = new_object();
+    let refused = c.execute("INSERT INTO ledger VALUES ('evt_1', 250, 1)", []);
+    assert!(refused.is_err(), "a view takes no write: {refused:?}");
+    for table in Optional::ALL {
+        materialise(&c, table);
+    }
+    assert_eq!(
+        kinds(&c),
+        [
+            "table claim",
+            "table ledger",
+            "table outbox",
+            "index outbox_by_status"
+        ]
+    );
+    assert_eq!(
+        pages(&c),
+        8,
+        "one page each for the three tables and the index"
+    );
+    c.execute(
+        "INSERT INTO ledger VALUES (?1, ?2, ?3)",
+        params!["evt_1", 250, 1],
+    )
+    .unwrap();
+    materialise(&c, Optional::Ledger);
+    let amount: i64 = c
+        .query_row("SELECT amount FROM ledger", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(amount, 250, "the table and its row stay");
+    assert_eq!(
+        Views::except(tables(&c).iter().map(String::as_str)),
+        Views::default(),
+        "no view left"
+    );
+}
+
+#[test]
+fn an_object_made_before_the_placeholders_keeps_its_tables() {
+    let c = Connection::open_in_memory().unwrap();
+    // The tables as the previous schema made them, with a ledger row.
+    c.execute_batch(
+        &[
+            schema::ENTITY_SCHEMA,
+            schema::BODIES_SCHEMA,
+            schema::LEDGER_SCHEMA,
+            schema::CLAIM_SCHEMA,
+            schema::QUEUE_SCHEMA,
+        ]
+        .concat(),
+    )
+    .unwrap();
+    c.execute("INSERT INTO ledger VALUES ('evt_1', 250, 1)", [])
+        .unwrap();
+    c.execute_batch(schema::PLACEHOLDERS).unwrap();
+    // An object that could not read its schema makes each table before its first write.
+    for table in Optional::ALL {
+        materialise(&c, table);
+    }
+    assert_eq!(
+        kinds(&c),
+        [
+            "table claim",
+            "table ledger",
+            "table outbox",
+            "index outbox_by_status"
+        ]
+    );
+    let views = Views::except(tables(&c).iter().map(String::as_str));
+    assert!(Optional::ALL.iter().all(|t| !views.has(*t)), "{views:?}");
+    let rows: i64 = c
+        .query_row("SELECT COUNT(*) FROM ledger", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 1);
+}

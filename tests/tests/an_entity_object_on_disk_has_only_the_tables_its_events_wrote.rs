@@ -1,0 +1,81 @@
+//! On workerd's own storage: an entity that only ever received snapshots holds no ledger,
+//! claim or outbox table (each is a view that costs no page) and is still read as before;
+//! its first ledger event makes the ledger table, and nothing else.
+
+use std::path::{Path, PathBuf};
+
+use hookonce_e2e::events::{at, cardholder_created, cockpit_secret, payment_captured};
+use hookonce_e2e::raw::first_column;
+use hookonce_e2e::workerd::Workerd;
+use hookonce_e2e::{standard_webhooks_headers, unix_now, Resp};
+use rusqlite::{Connection, OpenFlags};
+use serde_json::Value;
+
+fn post(w: &Workerd, event: &Value) -> Resp {
+    let body = event.to_string();
+    let id = event["id"].as_str().unwrap();
+    let headers = standard_webhooks_headers(&cockpit_secret(), id, unix_now(), body.as_bytes());
+    w.post("/webhooks/cockpit", &headers, body)
+}
+
+/// The entity objects' databases (not the namespace's `metadata.sqlite`).
+fn entity_files(w: &Workerd) -> Vec<PathBuf> {
+    let dir = w.storage_dir().join("hookonce-e2e-entity");
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
+        .filter(|p| !p.ends_with("metadata.sqlite"))
+        .collect()
+}
+
+/// `type name` of the ledger, the claim and the outbox (and its index), by name.
+fn optional_tables(db: &Path) -> Vec<String> {
+    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    c.busy_timeout(std::time::Duration::from_secs(2)).unwrap();
+    first_column(
+        &c,
+        "SELECT type || ' ' || name FROM sqlite_master WHERE name IN
+           ('ledger', 'claim', 'outbox', 'outbox_by_status') ORDER BY name",
+    )
+}
+
+#[test]
+fn a_snapshot_entity_keeps_views_and_its_first_ledger_event_makes_the_ledger_table() {
+    let w = Workerd::builder().start();
+    let first = post(
+        &w,
+        &cardholder_created("evt_disk_1", "ch_disk", &at(0), "Ada"),
+    );
+    assert_eq!(first.status, 200, "{first}");
+    let files = entity_files(&w);
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        optional_tables(&files[0]),
+        ["view claim", "view ledger", "view outbox"]
+    );
+
+    // Read through the views: the entity API answers as it did with empty tables.
+    let admin = [("authorization", "Bearer dev-admin-token")];
+    let read = w.request("GET", "/entities/cockpit/ch_disk", &admin, None);
+    assert_eq!(read.status, 200, "{read}");
+    let entity = read.json();
+    assert_eq!(entity["ledger"]["entries"], 0, "{entity}");
+    assert_eq!(entity["outbox"], serde_json::json!([]), "{entity}");
+    assert_eq!(entity["state"]["name"], "Ada", "{entity}");
+
+    // The same entity's first payment writes a ledger row: the ledger becomes a table.
+    let paid = post(&w, &payment_captured("evt_disk_2", "ch_disk", &at(1), 250));
+    assert_eq!(paid.status, 200, "{paid}");
+    assert_eq!(paid.header("hookonce-outcome"), Some("applied"));
+    assert_eq!(
+        optional_tables(&files[0]),
+        ["view claim", "table ledger", "view outbox"]
+    );
+    let entity = w
+        .request("GET", "/entities/cockpit/ch_disk", &admin, None)
+        .json();
+    assert_eq!(entity["ledger"]["total"], 250, "{entity}");
+    assert_eq!(entity["ledger"]["entries"], 1, "{entity}");
+}
