@@ -7,6 +7,8 @@
 //! write runs with no `.await` between the reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
+use std::cell::Cell;
+
 use hookonce_core::{
     decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
     split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
@@ -14,8 +16,6 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::cell::Cell;
-
 use worker::{Env, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{Op, OUTCOME_HEADER};
