@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # hookonce benchmark: native core (criterion), bundle size, then load, storage cost (rows
-# written, bytes on disk per event with the body kept and once pruned) and start-up on
-# local workerd, each against the JS baseline in the same run. Prints one markdown table
+# written, bytes on disk per event and per object with the body kept and once pruned) and
+# start-up on local workerd, each against the JS baseline in the same run. Prints one markdown table
 # and writes it to bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build`; ~5 min (20 s per scenario and worker)

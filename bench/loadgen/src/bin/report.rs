@@ -273,6 +273,25 @@ fn main() {
             &ratio(pruned, peer),
         ]);
     }
+    // Per object too: unlike per event, it does not move with how many events each of a
+    // run's new entities got, so runs at different speeds compare.
+    let per_object = |name: &str| -> Option<f64> {
+        let storage = read(&raw.join(format!("storage-{name}.json")))?;
+        let files = storage["files"].as_f64().filter(|n| *n > 0.0)?;
+        Some(storage["live_bytes"].as_f64()? / files)
+    };
+    let (kept, pruned, peer) = (
+        per_object("hookonce-unique"),
+        per_object("pruned-unique"),
+        per_object("baseline-unique"),
+    );
+    t.row([
+        "`unique` bytes on disk per entity object: body kept / body pruned (ratio: pruned)",
+        "workerd direct, live SQLite pages of the run's objects / objects; pruned: body_retention_secs = 1",
+        &format!("{} / {}", bytes(kept), bytes(pruned)),
+        &format!("{} (keeps no body)", bytes(peer)),
+        &ratio(pruned, peer),
+    ]);
 
     // 6. Start-up.
     let startup_json: Vec<Option<Value>> = WORKERS
