@@ -98,9 +98,8 @@ CREATE VIEW IF NOT EXISTS outbox (seq, event_id, source, destination, status, at
   AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
 ";
 
-/// Whether the name bound as `?1` is a view (`n`: 1 or 0).
-pub const IS_VIEW: &str =
-    "SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'view' AND name = ?1";
+/// A row when the name bound as `?1` is a view, none otherwise.
+pub const IS_VIEW: &str = "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1";
 
 /// A table an entity object creates on its first write to it ([`PLACEHOLDERS`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

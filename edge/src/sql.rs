@@ -88,13 +88,9 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
 /// Replaces the placeholder view of `table` with the table (`Optional::materialise`), in
 /// the caller's transaction, before its first write to it; a table already there stays.
 pub fn materialise(sql: &SqlStorage, table: Optional) -> worker::Result<()> {
-    #[derive(Deserialize)]
-    struct Count {
-        n: i64,
-    }
     let [drop_view, create_table] = table.materialise();
-    let view: Count = sql.exec_raw(IS_VIEW, vec![text(table.name())])?.one()?;
-    if view.n > 0 {
+    let mut view = sql.exec_raw(IS_VIEW, vec![text(table.name())])?;
+    if Iterator::next(&mut view).is_some() {
         sql.exec(drop_view, None)?;
     }
     sql.exec(create_table, None)?;

@@ -29,10 +29,12 @@ fn new_object() -> Connection {
 /// What `sql::materialise` runs before an object's first write to `table`.
 fn materialise(c: &Connection, table: Optional) {
     let [drop_view, create_table] = table.materialise();
-    let view: i64 = c
-        .query_row(schema::IS_VIEW, params![table.name()], |r| r.get(0))
+    let view = c
+        .prepare(schema::IS_VIEW)
+        .unwrap()
+        .exists(params![table.name()])
         .unwrap();
-    if view > 0 {
+    if view {
         c.execute_batch(drop_view).unwrap();
     }
     c.execute_batch(create_table).unwrap();
