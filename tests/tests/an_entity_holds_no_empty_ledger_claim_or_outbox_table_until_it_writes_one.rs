@@ -147,3 +147,26 @@ fn an_object_made_before_the_placeholders_keeps_its_tables() {
         .unwrap();
     assert_eq!(rows, 1);
 }
+
+#[test]
+fn each_placeholder_has_the_columns_of_its_table_in_order() {
+    let views = new_object();
+    let tables = new_object();
+    for table in Optional::ALL {
+        materialise(&tables, table);
+    }
+    let columns = |c: &Connection, name: &str| {
+        first_column(
+            c,
+            &format!("SELECT name FROM pragma_table_info('{name}') ORDER BY cid"),
+        )
+    };
+    for table in Optional::ALL {
+        let (view, made) = (
+            columns(&views, table.name()),
+            columns(&tables, table.name()),
+        );
+        assert!(!made.is_empty(), "{}", table.name());
+        assert_eq!(view, made, "{}: the view reads as the table", table.name());
+    }
+}
