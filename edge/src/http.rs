@@ -70,7 +70,7 @@ pub async fn post_to_object(
 extern "C" {
     /// A Durable Object stub, for `fetch(url, init)`: no `Request` is built on our side,
     /// and the answer stays the runtime's `Response`, passed on as it is.
-    type RawStub;
+    pub type RawStub;
 
     #[wasm_bindgen(method, catch, js_name = fetch)]
     fn fetch_with_init(
@@ -124,16 +124,25 @@ async fn ask_object(
     init: &web_sys::RequestInit,
 ) -> Result<web_sys::Response> {
     let stub: RawStub = env.durable_object(binding)?.get_by_name(object)?.into_rpc();
-    let answer = match stub.fetch_with_init(url, init) {
-        Ok(promise) => JsFuture::from(promise).await,
-        Err(e) => Err(e),
-    };
-    match answer {
-        Ok(resp) => Ok(resp.unchecked_into()),
+    match fetch_raw(stub, url, init).await {
+        Ok(resp) => Ok(resp),
         Err(e) => {
-            let e = worker::Error::from(e);
             let resp = problem::NOT_DURABLE.respond(format!("the {binding} store failed: {e}"))?;
             Ok(resp.into())
         }
     }
+}
+
+/// `target.fetch(url, init)` on a stub or service binding, answered as the runtime's own
+/// `Response`.
+pub async fn fetch_raw(
+    target: RawStub,
+    url: &str,
+    init: &web_sys::RequestInit,
+) -> Result<web_sys::Response> {
+    let answer = match target.fetch_with_init(url, init) {
+        Ok(promise) => JsFuture::from(promise).await,
+        Err(e) => Err(e),
+    };
+    Ok(answer?.unchecked_into())
 }

@@ -67,7 +67,7 @@ pub fn fetch(req: web_sys::Request, env: Env, ctx: Context) -> js_sys::Promise {
 
 async fn handle(req: web_sys::Request, env: &Env, ctx: &Context) -> Result<web_sys::Response> {
     let answer = match route(req, env, ctx).await {
-        // A delivery's answer comes from its object and is passed on as it is.
+        // A delivery's answer comes from its object, a static file from the binding.
         Ok(Answer::Passed(resp)) => return Ok(resp),
         Ok(Answer::Made(resp)) => Ok(resp),
         Err(e) => {
@@ -78,7 +78,8 @@ async fn handle(req: web_sys::Request, env: &Env, ctx: &Context) -> Result<web_s
     answer.map(Into::into)
 }
 
-/// A response the Worker made, or one an object made that it passes on.
+/// A response the Worker made, or one the runtime made (an object's answer, a static
+/// file's body) that it passes on unconverted.
 enum Answer {
     Made(Response),
     Passed(web_sys::Response),
@@ -108,18 +109,8 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
 async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
     let made = match route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
-        Route::OpenApi => asset(env, "/openapi.json", "application/json").await,
-        Route::Inspect => {
-            let resp = asset(env, "/inspect.html", "text/html; charset=utf-8").await?;
-            // The page holds the admin token in the tab: no framing, no third-party anything.
-            let resp = http::with_header(
-                resp,
-                "content-security-policy",
-                "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
-                 connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
-            )?;
-            http::with_header(resp, "referrer-policy", "no-referrer")
-        }
+        Route::OpenApi => return asset(env, "/openapi.json", OPENAPI_HEADERS).await,
+        Route::Inspect => return asset(env, "/inspect.html", INSPECT_HEADERS).await,
         Route::Receive { source } => {
             return ingest::receive(req, env, ctx, source)
                 .await
@@ -137,23 +128,44 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
     made.map(Answer::Made)
 }
 
-/// A file of `edge/assets/`, served verbatim as `content_type`, or a 404 problem when this
-/// deployment lacks it (no `ASSETS` binding, or a file missing from it).
-async fn asset(env: &Env, path: &str, content_type: &str) -> Result<Response> {
+const OPENAPI_HEADERS: &[(&str, &str)] = &[("content-type", "application/json")];
+
+/// The page holds the admin token in the tab: no framing, no third-party anything.
+const INSPECT_HEADERS: &[(&str, &str)] = &[
+    ("content-type", "text/html; charset=utf-8"),
+    (
+        "content-security-policy",
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; \
+         connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'",
+    ),
+    ("referrer-policy", "no-referrer"),
+];
+
+/// A file of `edge/assets/`, its body streamed through as it comes from the binding, with
+/// `headers` only; or a 404 problem when this deployment lacks it (no `ASSETS` binding, or
+/// a file missing from it).
+async fn asset(env: &Env, path: &str, headers: &[(&str, &str)]) -> Result<Answer> {
+    let url = format!("https://assets.invalid{path}");
     let found = match env.assets(ASSETS) {
-        Ok(files) => {
-            files
-                .fetch(format!("https://assets.invalid{path}"), None)
-                .await
-        }
+        Ok(files) => http::fetch_raw(files.into_rpc(), &url, &web_sys::RequestInit::new()).await,
         Err(e) => Err(e),
     };
-    let text = match found {
-        Ok(mut file) if file.status_code() == 200 => file.text().await?,
+    match found {
+        Ok(file) if file.status() == 200 => {
+            let init = web_sys::ResponseInit::new();
+            let out = web_sys::Headers::new()?;
+            for (name, value) in headers {
+                out.set(name, value)?;
+            }
+            init.set_headers(&out);
+            let body = file.body();
+            Ok(Answer::Passed(
+                web_sys::Response::new_with_opt_readable_stream_and_init(body.as_ref(), &init)?,
+            ))
+        }
         _ => {
             let detail = format!("{path} is not deployed: bind edge/assets/ as {ASSETS}");
-            return problem::NOT_FOUND.respond(detail);
+            problem::NOT_FOUND.respond(detail).map(Answer::Made)
         }
-    };
-    http::with_header(Response::ok(text)?, "content-type", content_type)
+    }
 }
