@@ -1,6 +1,7 @@
 //! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
-//! outbox. The last three are placeholder views until the first write to each
-//! (`sql::PLACEHOLDERS`): an empty table holds a page.
+//! outbox. The last three are tables only from the first write to each: an empty table
+//! holds a page. Until then a read finds a placeholder view (`sql::PLACEHOLDERS`), made
+//! by the first read that needs one, so a new object creates only the tables it writes.
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
 //! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
@@ -32,25 +33,46 @@ pub struct EntityObject {
     state: State,
     env: Env,
     armed: outbox::Armed,
-    /// The ledger, claim and outbox that are still placeholder views (`sql::PLACEHOLDERS`).
+    /// The ledger, claim and outbox that are not tables yet (`sql::Opened::views`).
     views: Cell<Views>,
+    /// Whether all three have a name, view or table, for a read (`sql::Opened::unnamed`).
+    readable: Cell<bool>,
 }
 
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
-        let opened = sql::create(
-            &state,
-            &[sql::ENTITY_SCHEMA, sql::BODIES_SCHEMA, sql::PLACEHOLDERS],
-        );
-        let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, Some(sql::HOLDS_ROWS), opened.fresh);
-        Self {
+        let opened = sql::create(&state, &[sql::ENTITY_SCHEMA, sql::BODIES_SCHEMA]);
+        let object = Self {
             state,
             env,
-            armed,
+            armed: outbox::Armed::default(),
             views: Cell::new(opened.views),
+            readable: Cell::new(opened.unnamed == Views::default()),
+        };
+        // A fresh object has nothing to re-arm; an older one reads its outbox for it.
+        if !opened.fresh {
+            if let Err(e) = object.readable() {
+                worker::console_error!("hookonce: making the placeholder views failed: {e}");
+            }
         }
+        outbox::rearm_on_start(
+            &object.state,
+            &object.armed,
+            Some(sql::HOLDS_ROWS),
+            opened.fresh,
+        );
+        object
+    }
+
+    /// Makes the placeholder view of each optional table that has no name yet, before a
+    /// read of it; once per object.
+    fn readable(&self) -> Result<()> {
+        if !self.readable.get() {
+            self.state.storage().sql().exec(sql::PLACEHOLDERS, None)?;
+            self.readable.set(true);
+        }
+        Ok(())
     }
 
     async fn fetch(&self, req: Request) -> Result<Response> {
@@ -59,6 +81,11 @@ impl EntityObject {
         let Some(op) = Op::parse(path, query) else {
             return problem::NOT_FOUND.respond("no such entity operation");
         };
+        // A delivery reads the ledger or the claim only when it needs them (`run`); every
+        // other operation may read any of the three.
+        if !matches!(op, Op::Ingest) {
+            self.readable()?;
+        }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
         match op {
             Op::Ingest => self.ingest(req).await,
@@ -89,6 +116,7 @@ impl EntityObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
+        self.readable()?;
         let started = clock::now();
         let config = outbox::on_alarm(&self.state, &self.armed, &self.env).await?;
         if let Some(Ok(loaded)) = config.as_deref() {
@@ -212,6 +240,10 @@ impl EntityObject {
 
     /// Read, decide and write as one synchronous unit: no `.await` in here.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
+        let (ledger, claim) = sql::stored_reads(d.event, plan);
+        if ledger || claim {
+            self.readable()?;
+        }
         let sql = self.state.storage().sql();
         self.transaction(|| {
             let stored = sql::stored(&sql, d.event, plan)?;
@@ -357,6 +389,7 @@ impl EntityObject {
 
     /// Ends a failed call's hold on the claim, if it still has it.
     fn release(&self, event: &Event, until: UnixSeconds) -> Result<()> {
+        self.readable()?;
         let sql = self.state.storage().sql();
         self.transaction(|| {
             if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {

@@ -24,8 +24,12 @@ pub use crate::schema::{
 pub struct Opened {
     /// The object is new: it holds no rows, so it has no alarm either.
     pub fresh: bool,
-    /// Which of an entity object's optional tables are still placeholder views.
+    /// Which of an entity object's optional tables are not tables yet (placeholder views,
+    /// or nothing at all): each is made before the first write to it.
     pub views: Views,
+    /// Which of them have no name at all, neither view nor table: [`PLACEHOLDERS`] makes
+    /// their views before a read of them.
+    pub unnamed: Views,
 }
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
@@ -41,6 +45,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
     let unknown = Opened {
         fresh: false,
         views: Views::ALL,
+        unnamed: Views::ALL,
     };
     let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
         Ok(objects) => {
@@ -49,6 +54,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
             let opened = |fresh| Opened {
                 fresh,
                 views: Views::except(tables.map(|o| o.name.as_str())),
+                unnamed: Views::except(objects.iter().map(|o| o.name.as_str())),
             };
             match schema::open(schemas, |name| objects.iter().any(|o| o.name == name)) {
                 Open::Current => return opened(false),
@@ -85,7 +91,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
     opened
 }
 
-/// Replaces the placeholder view of `table` with the table (`Optional::materialise`), in
+/// Makes `table` (`Optional::materialise`), replacing its placeholder view if it has one, in
 /// the caller's transaction, before its first write to it; a table already there stays.
 pub fn materialise(sql: &SqlStorage, table: Optional) -> worker::Result<()> {
     let [drop_view, create_table] = table.materialise();
@@ -239,13 +245,10 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
         newest_nanos: Option<i64>,
         newest_event: Option<String>,
     }
+    let (ledger, claim) = stored_reads(event, plan);
     let json: Json = sql
         .exec_raw(
-            stored_query(
-                matches!(event.effect(), Effect::Ledger { .. }),
-                matches!(plan, Plan::Claim { .. } | Plan::Commit),
-                event.version().is_some(),
-            ),
+            stored_query(ledger, claim, event.version().is_some()),
             vec![text(event.id().as_str())],
         )?
         .one()?;
@@ -277,8 +280,17 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
         record,
         version,
         claim,
-        ledger_has_event: matches!(event.effect(), Effect::Ledger { .. }) && r.in_ledger != 0,
+        ledger_has_event: ledger && r.in_ledger != 0,
     })
+}
+
+/// Whether [`stored`] reads the ledger, and whether it reads the claim, for `event` under
+/// `plan`.
+pub fn stored_reads(event: &Event, plan: Plan) -> (bool, bool) {
+    (
+        matches!(event.effect(), Effect::Ledger { .. }),
+        matches!(plan, Plan::Claim { .. } | Plan::Commit),
+    )
 }
 
 /// The statement for [`stored`], reading only the tables that bear on the event: each

@@ -1,7 +1,7 @@
-//! An entity object's ledger, claim and outbox are placeholder views that hold no page
-//! until the first write to each (`schema::PLACEHOLDERS`, `Optional::materialise`, run
-//! natively here on the SQLite that workerd embeds): reads find them empty, the write
-//! finds the table, and an object made before them keeps its tables as they are.
+//! An entity object's ledger, claim and outbox hold no page until the first write to each
+//! (`schema::PLACEHOLDERS`, `Optional::materialise`, run natively here on the SQLite that
+//! workerd embeds): a new object names none of them, a read finds their placeholder views
+//! empty, the write finds the table, and an object made before them keeps its tables.
 
 #[path = "../../edge/src/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -14,15 +14,20 @@ use schema::{Optional, Views};
 /// An entity object's schema, as `EntityObject::new` creates it.
 fn new_object() -> Connection {
     let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(
-        &[
-            schema::ENTITY_SCHEMA,
-            schema::BODIES_SCHEMA,
-            schema::PLACEHOLDERS,
-        ]
-        .concat(),
-    )
-    .unwrap();
+    c.execute_batch(&[schema::ENTITY_SCHEMA, schema::BODIES_SCHEMA].concat())
+        .unwrap();
+    c
+}
+
+/// What `EntityObject::readable` runs before the object's first read of the three.
+fn readable(c: &Connection) {
+    c.execute_batch(schema::PLACEHOLDERS).unwrap();
+}
+
+/// A new object after its first such read.
+fn read_object() -> Connection {
+    let c = new_object();
+    readable(&c);
     c
 }
 
@@ -65,12 +70,18 @@ fn tables(c: &Connection) -> Vec<String> {
 }
 
 #[test]
-fn a_new_object_holds_a_page_per_table_it_uses_and_none_for_the_three_it_does_not() {
+fn a_new_object_holds_a_page_per_table_it_uses_and_names_none_of_the_three() {
     let c = new_object();
     // sqlite_master, events, entity, raw_bodies.
     assert_eq!(pages(&c), 4);
+    assert!(kinds(&c).is_empty(), "{:?}", kinds(&c));
+    let names = first_column(&c, "SELECT name FROM sqlite_master");
+    assert_eq!(Views::except(names.iter().map(String::as_str)), Views::ALL);
+
+    // A read that needs them makes their views: no page, and they read as empty tables.
+    readable(&c);
+    assert_eq!(pages(&c), 4);
     assert_eq!(kinds(&c), ["view claim", "view ledger", "view outbox"]);
-    // What the object reads of them finds nothing, and reads the same SQL as for tables.
     let found: i64 = c
         .query_row(
             "SELECT (SELECT COUNT(*) FROM ledger) + (SELECT COUNT(*) FROM claim)
@@ -84,11 +95,22 @@ fn a_new_object_holds_a_page_per_table_it_uses_and_none_for_the_three_it_does_no
         Views::except(tables(&c).iter().map(String::as_str)),
         Views::ALL
     );
+    // Once named, a second read changes nothing.
+    readable(&c);
+    assert_eq!(kinds(&c), ["view claim", "view ledger", "view outbox"]);
 }
 
 #[test]
 fn the_first_write_makes_the_table_and_making_it_again_changes_nothing() {
-    let c = new_object();
+    // A write before any read: no view to replace.
+    let unread = new_object();
+    for table in Optional::ALL {
+        materialise(&unread, table);
+    }
+    assert_eq!(kinds(&unread), MADE);
+    assert_eq!(pages(&unread), 8);
+
+    let c = read_object();
     let refused = c.execute("INSERT INTO ledger VALUES ('evt_1', 250, 1)", []);
     assert!(refused.is_err(), "a view takes no write: {refused:?}");
     for table in Optional::ALL {
@@ -134,7 +156,7 @@ fn an_object_made_before_the_placeholders_keeps_its_tables() {
     .unwrap();
     c.execute("INSERT INTO ledger VALUES ('evt_1', 250, 1)", [])
         .unwrap();
-    c.execute_batch(schema::PLACEHOLDERS).unwrap();
+    readable(&c);
     // An object that could not read its schema makes each table before its first write.
     for table in Optional::ALL {
         materialise(&c, table);
@@ -150,7 +172,7 @@ fn an_object_made_before_the_placeholders_keeps_its_tables() {
 
 #[test]
 fn each_placeholder_has_the_columns_of_its_table_in_order() {
-    let views = new_object();
+    let views = read_object();
     let tables = new_object();
     for table in Optional::ALL {
         materialise(&tables, table);

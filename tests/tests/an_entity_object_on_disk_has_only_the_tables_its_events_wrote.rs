@@ -1,10 +1,12 @@
 //! On workerd's own storage: an entity that only ever received snapshots holds no ledger,
-//! claim or outbox table (each is a view that costs no page) and is still read as before;
-//! its first ledger event makes the ledger table, and nothing else.
+//! claim or outbox, not even a view, and is still read as before (the read makes views,
+//! which cost no page); its first ledger event makes the ledger table, and nothing else.
 
 use std::path::{Path, PathBuf};
 
-use hookonce_e2e::events::{at, cardholder_created, cockpit_secret, payment_captured};
+use hookonce_e2e::events::{
+    at, cardholder_created, cardholder_updated, cockpit_secret, payment_captured,
+};
 use hookonce_e2e::raw::first_column;
 use hookonce_e2e::workerd::Workerd;
 use hookonce_e2e::{standard_webhooks_headers, unix_now, Resp};
@@ -42,7 +44,7 @@ fn optional_tables(db: &Path) -> Vec<String> {
 }
 
 #[test]
-fn a_snapshot_entity_keeps_views_and_its_first_ledger_event_makes_the_ledger_table() {
+fn a_snapshot_entity_names_none_of_the_three_and_its_first_ledger_event_makes_the_ledger_table() {
     let w = Workerd::builder().start();
     let first = post(
         &w,
@@ -51,12 +53,9 @@ fn a_snapshot_entity_keeps_views_and_its_first_ledger_event_makes_the_ledger_tab
     assert_eq!(first.status, 200, "{first}");
     let files = entity_files(&w);
     assert_eq!(files.len(), 1, "{files:?}");
-    assert_eq!(
-        optional_tables(&files[0]),
-        ["view claim", "view ledger", "view outbox"]
-    );
+    assert_eq!(optional_tables(&files[0]), Vec::<String>::new());
 
-    // Read through the views: the entity API answers as it did with empty tables.
+    // A read makes the views: the entity API answers as it did with empty tables.
     let admin = [("authorization", "Bearer dev-admin-token")];
     let read = w.request("GET", "/entities/cockpit/ch_disk", &admin, None);
     assert_eq!(read.status, 200, "{read}");
@@ -64,6 +63,10 @@ fn a_snapshot_entity_keeps_views_and_its_first_ledger_event_makes_the_ledger_tab
     assert_eq!(entity["ledger"]["entries"], 0, "{entity}");
     assert_eq!(entity["outbox"], serde_json::json!([]), "{entity}");
     assert_eq!(entity["state"]["name"], "Ada", "{entity}");
+    assert_eq!(
+        optional_tables(&files[0]),
+        ["view claim", "view ledger", "view outbox"]
+    );
 
     // The same entity's first payment writes a ledger row: the ledger becomes a table.
     let paid = post(&w, &payment_captured("evt_disk_2", "ch_disk", &at(1), 250));
@@ -78,4 +81,34 @@ fn a_snapshot_entity_keeps_views_and_its_first_ledger_event_makes_the_ledger_tab
         .json();
     assert_eq!(entity["ledger"]["total"], 250, "{entity}");
     assert_eq!(entity["ledger"]["entries"], 1, "{entity}");
+}
+
+#[test]
+fn a_snapshot_entity_woken_after_a_restart_makes_its_views_and_goes_on() {
+    let mut w = Workerd::builder().start();
+    let created = cardholder_created("evt_wake_1", "ch_wake", &at(0), "Ada");
+    assert_eq!(post(&w, &created).status, 200);
+    let files = entity_files(&w);
+    assert_eq!(optional_tables(&files[0]), Vec::<String>::new());
+
+    // The woken object reads its outbox to re-arm a pending delivery: it names the three
+    // first, and then takes events as before.
+    w.kill9();
+    w.start_again();
+    let updated = post(
+        &w,
+        &cardholder_updated("evt_wake_2", "ch_wake", &at(60), "Ada L."),
+    );
+    assert_eq!(updated.status, 200, "{updated}");
+    assert_eq!(updated.header("hookonce-outcome"), Some("applied"));
+    assert_eq!(
+        optional_tables(&files[0]),
+        ["view claim", "view ledger", "view outbox"]
+    );
+    let again = post(&w, &created);
+    assert_eq!(
+        again.header("hookonce-outcome"),
+        Some("duplicate"),
+        "{again}"
+    );
 }
