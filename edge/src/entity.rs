@@ -13,7 +13,8 @@ use std::cell::Cell;
 use hookonce_core::{
     decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
     split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
-    Headers, Note, OutboxStatus, Outgoing, Plan, UnixSeconds, Write, ENTITY_EVENTS, ENTITY_OUTBOX,
+    Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Write, ENTITY_EVENTS,
+    ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -37,6 +38,9 @@ pub struct EntityObject {
     views: Cell<Views>,
     /// Whether all three have a name, view or table, for a read (`sql::Opened::unnamed`).
     readable: Cell<bool>,
+    /// The object was created by this instance and no transaction has run since: it holds
+    /// no rows, so a stored read would find nothing.
+    empty: Cell<bool>,
 }
 
 impl EntityObject {
@@ -49,6 +53,7 @@ impl EntityObject {
             armed: outbox::Armed::default(),
             views: Cell::new(opened.views),
             readable: Cell::new(opened.unnamed == Views::default()),
+            empty: Cell::new(opened.fresh),
         };
         // A fresh object has nothing to re-arm; an older one reads its outbox for it.
         if !opened.fresh {
@@ -240,13 +245,18 @@ impl EntityObject {
 
     /// Read, decide and write as one synchronous unit: no `.await` in here.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
+        // A new object's first delivery: nothing to read, so no statement to prepare.
+        let empty = self.empty.get();
         let (ledger, claim) = sql::stored_reads(d.event, plan);
-        if ledger || claim {
+        if !empty && (ledger || claim) {
             self.readable()?;
         }
         let sql = self.state.storage().sql();
         self.transaction(|| {
-            let stored = sql::stored(&sql, d.event, plan)?;
+            let stored = match empty {
+                true => Stored::default(),
+                false => sql::stored(&sql, d.event, plan)?,
+            };
             let decision = decide(d, &stored, plan, now);
             let mut rows_written = 0;
             for write in decision.writes() {
@@ -270,9 +280,11 @@ impl EntityObject {
         })
     }
 
-    /// `f` in one transaction ([`sql::transaction`]). A rollback brings back any placeholder
-    /// view a write in it replaced, so the object forgets those replacements too.
+    /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
+    /// known to be empty. A rollback brings back any placeholder view a write in it
+    /// replaced, so the object forgets those replacements too.
     fn transaction<T>(&self, f: impl FnMut() -> Result<T>) -> Result<T> {
+        self.empty.set(false);
         let views = self.views.get();
         let done = sql::transaction(&self.state, f);
         if done.is_err() {
