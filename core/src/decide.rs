@@ -248,6 +248,18 @@ impl Decision<'_> {
         let recorded = writes.iter().any(|w| matches!(w, Write::Record { .. }));
         first_prune(lifetimes, kept_body, recorded, now)
     }
+
+    /// When the object's alarm must fire at the latest because of this decision, made at
+    /// `now`: at once for an enqueued forward, otherwise when what it kept may be pruned
+    /// ([`Decision::prune_by`]).
+    #[must_use]
+    pub fn alarm_by(&self, lifetimes: Lifetimes, now: UnixSeconds) -> Option<UnixSeconds> {
+        let queued = matches!(self, Decision::Apply { enqueued: true, .. }).then_some(now);
+        queued
+            .into_iter()
+            .chain(self.prune_by(lifetimes, now))
+            .min()
+    }
 }
 
 /// The `Retry-After` for another event of an entity whose claim is held: a forward

@@ -101,6 +101,33 @@ fn an_applied_body_may_be_pruned_once_its_retention_has_passed_and_a_stale_event
 }
 
 #[test]
+fn the_alarm_is_due_at_once_for_an_enqueued_forward_and_otherwise_when_a_kept_body_may_go() {
+    let lifetimes = Lifetimes {
+        ids: Retention::Forever,
+        bodies: Seconds(60),
+    };
+    let e = event(&snapshot("evt_1", "card_1", 0, "active"));
+    let forwarded = e.decide(&Stored::default(), ASYNC, NOW);
+    assert!(matches!(forwarded, Decision::Apply { enqueued: true, .. }));
+    assert_eq!(forwarded.alarm_by(lifetimes, NOW), Some(NOW));
+    let kept = e.decide(&Stored::default(), Plan::Apply { forward: false }, NOW);
+    assert!(matches!(
+        kept,
+        Decision::Apply {
+            enqueued: false,
+            ..
+        }
+    ));
+    assert_eq!(kept.alarm_by(lifetimes, NOW), Some(NOW.plus(Seconds(61))));
+    let stored = Stored {
+        record: Some(Outcome::Applied),
+        ..Stored::default()
+    };
+    let duplicate = e.decide(&stored, ASYNC, NOW);
+    assert_eq!(duplicate.alarm_by(lifetimes, NOW), None);
+}
+
+#[test]
 fn an_id_seen_before_is_a_duplicate_whatever_happened_then() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     for outcome in [Outcome::Applied, Outcome::Stale] {

@@ -140,9 +140,9 @@ struct Handled {
     label: &'static str,
     rows_written: usize,
     claim: Option<UnixSeconds>,
-    enqueued: bool,
     retry_after: Option<u64>,
-    prune_by: Option<UnixSeconds>,
+    /// When the alarm must fire at the latest (core's `Decision::alarm_by`).
+    alarm_by: Option<UnixSeconds>,
 }
 
 impl EntityObject {
@@ -205,11 +205,17 @@ impl EntityObject {
             headers,
             body,
         };
-        let handled = self.run(delivery, Plan::for_source(&source.config), now)?;
-        if handled.enqueued {
-            outbox::ensure_alarm(&self.state, &self.armed, now).await?;
+        let plan = Plan::for_source(&source.config);
+        if self.empty.get() {
+            // A new object sets its first alarm before its first writes: setting one creates
+            // the runtime's alarm table, and that change of schema after the writes were
+            // prepared would have SQLite prepare all three again at the next delivery.
+            let first = decide(delivery, &Stored::default(), plan, now);
+            self.arm(first.alarm_by(source.config.lifetimes(), now))
+                .await?;
         }
-        self.arm_prune(&handled).await?;
+        let handled = self.run(delivery, plan, now)?;
+        self.arm(handled.alarm_by).await?;
         let Some(until) = handled.claim else {
             self.report(loaded, source, event, &handled, now, started);
             return respond(source, event, &handled);
@@ -217,7 +223,7 @@ impl EntityObject {
         match self.forward_now(loaded, source, event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
-                self.arm_prune(&handled).await?;
+                self.arm(handled.alarm_by).await?;
                 self.report(loaded, source, event, &handled, now, started);
                 respond(source, event, &handled)
             }
@@ -234,10 +240,10 @@ impl EntityObject {
         }
     }
 
-    /// Bodies and ids past their lifetime are pruned by the alarm: make sure one is set for
-    /// what this pass kept.
-    async fn arm_prune(&self, handled: &Handled) -> Result<()> {
-        match handled.prune_by {
+    /// The alarm delivers queued rows and prunes bodies and ids past their lifetime: make
+    /// sure it fires by `at`, if a pass needs it to.
+    async fn arm(&self, at: Option<UnixSeconds>) -> Result<()> {
+        match at {
             Some(at) => outbox::ensure_alarm(&self.state, &self.armed, at).await,
             None => Ok(()),
         }
@@ -266,15 +272,13 @@ impl EntityObject {
                 label: decision.label(),
                 rows_written,
                 claim: None,
-                enqueued: false,
                 retry_after: None,
-                prune_by: decision.prune_by(d.source.lifetimes(), now),
+                alarm_by: decision.alarm_by(d.source.lifetimes(), now),
             };
             match decision {
-                Decision::Apply { enqueued, .. } => handled.enqueued = enqueued,
                 Decision::Claim { until, .. } => handled.claim = Some(until),
                 Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
-                Decision::Duplicate(_) | Decision::Stale(_) => {}
+                Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
             }
             Ok(handled)
         })
