@@ -78,12 +78,15 @@ fn a_webhook_id_other_than_the_event_id_is_kept_with_the_body() {
     assert_eq!(headers.as_deref(), Some(r#"{"webhook-id":"msg_other"}"#));
 }
 
+/// Ids kept forever, bodies for 60 s.
+const BODIES_FOR_A_MINUTE: Lifetimes = Lifetimes {
+    ids: Retention::Forever,
+    bodies: Seconds(60),
+};
+
 #[test]
 fn an_applied_body_may_be_pruned_once_its_retention_has_passed_and_a_stale_event_keeps_none() {
-    let lifetimes = Lifetimes {
-        ids: Retention::Forever,
-        bodies: Seconds(60),
-    };
+    let lifetimes = BODIES_FOR_A_MINUTE;
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let applied = e.decide(&Stored::default(), ASYNC, NOW);
     assert_eq!(
@@ -102,10 +105,7 @@ fn an_applied_body_may_be_pruned_once_its_retention_has_passed_and_a_stale_event
 
 #[test]
 fn the_alarm_is_due_at_once_for_an_enqueued_forward_and_otherwise_when_a_kept_body_may_go() {
-    let lifetimes = Lifetimes {
-        ids: Retention::Forever,
-        bodies: Seconds(60),
-    };
+    let lifetimes = BODIES_FOR_A_MINUTE;
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let forwarded = e.decide(&Stored::default(), ASYNC, NOW);
     assert!(matches!(forwarded, Decision::Apply { enqueued: true, .. }));
