@@ -36,7 +36,7 @@ pub struct EntityObject {
     armed: outbox::Armed,
     /// The ledger, claim and outbox that are not tables yet (`sql::Opened::views`).
     views: Cell<Views>,
-    /// Whether all three have a name, view or table, for a read (`sql::Opened::unnamed`).
+    /// Whether all three have a name, view or table, for a read (`sql::Opened::named`).
     readable: Cell<bool>,
     /// The object was created by this instance and no transaction has run since: it holds
     /// no rows, so a stored read would find nothing.
@@ -52,7 +52,7 @@ impl EntityObject {
             env,
             armed: outbox::Armed::default(),
             views: Cell::new(opened.views),
-            readable: Cell::new(opened.unnamed == Views::default()),
+            readable: Cell::new(opened.named),
             empty: Cell::new(opened.fresh),
         };
         // A fresh object has nothing to re-arm; an older one reads its outbox for it.

@@ -68,8 +68,9 @@ pub async fn post_to_object(
 
 #[wasm_bindgen]
 extern "C" {
-    /// A Durable Object stub, for `fetch(url, init)`: no `Request` is built on our side,
-    /// and the answer stays the runtime's `Response`, passed on as it is.
+    /// A Durable Object stub or a `Fetcher` binding (the static assets), for
+    /// `fetch(url, init)`: no `Request` is built on our side, and the answer stays the
+    /// runtime's `Response`, passed on as it is.
     pub type RawStub;
 
     #[wasm_bindgen(method, catch, js_name = fetch)]

@@ -1,8 +1,8 @@
 //! The objects' SQLite schema and the one-time move of bodies kept by earlier layouts.
 //! Plain text, no dependencies: the migration test runs it natively against SQLite.
 
-/// An entity's own tables: processed ids and snapshot. Its ledger, claim and outbox start
-/// as [`PLACEHOLDERS`].
+/// An entity's own tables: processed ids and snapshot. Its ledger, claim and outbox are
+/// made when it needs them ([`PLACEHOLDERS`], [`Optional::materialise`]).
 pub const ENTITY_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS events (
   event_id      TEXT PRIMARY KEY,
@@ -141,8 +141,7 @@ impl Optional {
     }
 }
 
-/// A set of an entity object's [`Optional`] tables: those not tables yet, or those with no
-/// name at all.
+/// A set of an entity object's [`Optional`] tables: those that are not tables yet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Views(u8);
 

@@ -27,9 +27,9 @@ pub struct Opened {
     /// Which of an entity object's optional tables are not tables yet (placeholder views,
     /// or nothing at all): each is made before the first write to it.
     pub views: Views,
-    /// Which of them have no name at all, neither view nor table: [`PLACEHOLDERS`] makes
-    /// their views before a read of them.
-    pub unnamed: Views,
+    /// Whether each of them has a name, view or table, so that a read finds it; if not,
+    /// [`PLACEHOLDERS`] makes the missing views before one.
+    pub named: bool,
 }
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
@@ -45,7 +45,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
     let unknown = Opened {
         fresh: false,
         views: Views::ALL,
-        unnamed: Views::ALL,
+        named: false,
     };
     let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
         Ok(objects) => {
@@ -54,7 +54,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
             let opened = |fresh| Opened {
                 fresh,
                 views: Views::except(tables.map(|o| o.name.as_str())),
-                unnamed: Views::except(objects.iter().map(|o| o.name.as_str())),
+                named: Views::except(objects.iter().map(|o| o.name.as_str())) == Views::default(),
             };
             match schema::open(schemas, |name| objects.iter().any(|o| o.name == name)) {
                 Open::Current => return opened(false),
