@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
 [--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
-[--ready [--timeout 30]]";
+[--progress] [--ready [--timeout 30]]";
 /// Error responses kept verbatim for the report; the rest are only counted.
 const ERROR_SAMPLES: usize = 5;
 
@@ -30,6 +30,8 @@ struct Args {
     concurrency: usize,
     json: bool,
     ready: bool,
+    /// Print the requests started in each second on stderr, as the run goes.
+    progress: bool,
     timeout: f64,
 }
 
@@ -81,6 +83,7 @@ fn parse_args() -> Result<Args, String> {
         timeout: number(value(take("timeout"), "timeout", "30")?, "timeout")?,
         json: take("json").is_some(),
         ready: take("ready").is_some(),
+        progress: take("progress").is_some(),
     };
     match flags.keys().next() {
         Some(unknown) => Err(format!("unknown flag --{unknown}")),
@@ -241,6 +244,21 @@ fn load(args: &Args) -> Value {
     let deadline = started + Duration::from_secs_f64(args.seconds);
     let mut total = Tally::default();
     std::thread::scope(|s| {
+        if args.progress {
+            let next = &next;
+            s.spawn(move || {
+                let mut before = 0;
+                for second in 1.. {
+                    std::thread::sleep(Duration::from_secs(1));
+                    let now = next.load(Ordering::Relaxed);
+                    eprintln!("loadgen: second {second}: {} requests", now - before);
+                    before = now;
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                }
+            });
+        }
         let threads: Vec<_> = (0..args.concurrency)
             .map(|_| {
                 s.spawn(|| {
