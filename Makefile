@@ -111,4 +111,4 @@ fmt-check:
 
 clippy:
 	cargo clippy -p hookonce-core -p hookonce-e2e -p hookonce-loadgen -p hookonce-cli -p hookonce-fuzz --all-targets --no-deps -- $(CLIPPY_FLAGS)
-	cargo clippy -p hookonce-edge --target wasm32-unknown-unknown --no-deps -- $(CLIPPY_FLAGS)
+	cargo clippy -p hookonce-edge -p hookonce-floor --target wasm32-unknown-unknown --no-deps -- $(CLIPPY_FLAGS)

@@ -38,11 +38,13 @@ rm -rf "$raw" && mkdir -p "$raw"
 bench_scratch bench
 storage_kind=$(stat -f -c %T "$storage" 2>/dev/null || echo unknown)
 
-# floor: a JS Worker whose object answers at once (bench/floor), the ceiling on this machine.
-workers=(baseline floor)
+# floor: a JS Worker whose object answers at once (bench/floor), the ceiling on this machine;
+# floor-rs: the same in Rust, talking to the runtime as the edge does (bench/floor-rs), what
+# a Worker in Rust costs before it does any work.
+workers=(baseline floor floor-rs)
 note=
 if [[ -f $build/index.js && -f $build/index_bg.wasm ]]; then
-    workers=(hookonce baseline floor)
+    workers=(hookonce baseline floor floor-rs)
 else
     note="hookonce not measured: no worker-build output in ${build#"$root"/} (run make build)."
     step "warning: $note"
@@ -62,8 +64,13 @@ sizes() { [[ -f $1 ]] && printf '[%d,%d]' "$(stat -c %s "$1")" "$(gzip -9c "$1" 
 printf '{"wasm":%s,"glue":%s,"baseline":%s}\n' "$(sizes "$build/index_bg.wasm")" \
     "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js)" >"$raw/bundle.json"
 
-step "3/6 building the load generator (release)"
+step "3/6 building the load generator (release) and the Rust floor (worker-build)"
 cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"
+floor_log=$raw/floor-rs-build.log
+(cd bench/floor-rs && ESBUILD_BIN=$root/node_modules/.bin/esbuild \
+    WASM_OPT_BIN=$root/node_modules/.bin/wasm-opt WASM_BINDGEN_BIN=${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen \
+    worker-build --release --out-dir "$out/floor-rs") >"$floor_log" 2>&1 \
+    || { cat "$floor_log" >&2; die "building bench/floor-rs failed"; }
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 measure=$CARGO_TARGET_DIR/release/bench-storage
 
@@ -80,13 +87,14 @@ free_port() {
 # figure, as one start can read several times the others on a shared machine. The last
 # start of each worker serves the loads.
 runs=${BENCH_STARTUP_RUNS:-5}
+build_of() { [[ $1 == floor-rs ]] && echo "$out/floor-rs" || echo "$build"; }
 declare -A url started
 for r in $(seq 1 "$runs"); do
     for w in "${workers[@]}"; do
         step "4/6 start-up $r/$runs: $w (workerd direct)"
         port=$(free_port)
         rm -rf "${tmp:?}/$w"
-        bench/workerd-config.sh "$w" "$port" "$tmp/$w" "$build" >/dev/null
+        bench/workerd-config.sh "$w" "$port" "$tmp/$w" "$(build_of "$w")" >/dev/null
         start=$(date +%s%N)
         "$workerd" serve "$tmp/$w/config.capnp" >"$raw/workerd-$w.log" 2>&1 &
         pid=$!
@@ -130,7 +138,7 @@ load() {
 for s in "${scenarios[@]}"; do
     for w in "${workers[@]}"; do
         step "5/6 load: $s on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
-        if [[ $w == floor ]]; then
+        if [[ $w == floor* ]]; then
             # It stores nothing: load only.
             "$loadgen" --url "${url[$w]}" --scenario "$s" --seconds "$seconds" \
                 --concurrency "$concurrency" --json >"$raw/load-$w-$s.json"

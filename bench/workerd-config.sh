@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes a workerd config serving one worker on 127.0.0.1:PORT, for the benchmark.
-#   bench/workerd-config.sh hookonce|baseline|floor PORT DIR [BUILD_DIR]
+#   bench/workerd-config.sh hookonce|baseline|floor|floor-rs PORT DIR [BUILD_DIR]
+# (floor-rs: BUILD_DIR is bench/floor-rs's worker-build output, bench/out/floor-rs by default)
 # DIR receives config.capnp and the Durable Object storage (DIR/do); the config embeds the
 # modules by paths relative to DIR. Run it with: workerd serve DIR/config.capnp
 # Same bindings and Durable Object classes for both workers, so they differ only in code.
@@ -9,22 +10,23 @@ set -euo pipefail
 kind=$1 port=$2 dir=$3
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${4:-$root/build}
+[[ $kind == floor-rs ]] && build=${4:-$root/bench/out/floor-rs}
 mkdir -p "$dir/do"
 dir=$(cd "$dir" && pwd)
 
 rel() { realpath --relative-to="$dir" "$1"; }
 case $kind in
-    hookonce)
+    hookonce|floor-rs)
         # worker-build 0.8.7 layout: index.js (esbuild-bundled shim + wasm-bindgen glue)
         # imports "./index_bg.wasm"; build/worker/shim.mjs only re-exports index.js.
         for f in index.js index_bg.wasm; do
-            [[ -f $build/$f ]] || { echo "workerd-config: $build/$f missing (run make build)" >&2; exit 1; }
+            [[ -f $build/$f ]] || { echo "workerd-config: $build/$f missing (make build; floor-rs: bench/run.sh builds it)" >&2; exit 1; }
         done
         modules="(name = \"index.js\", esModule = embed \"$(rel "$build/index.js")\"),
       (name = \"index_bg.wasm\", wasm = embed \"$(rel "$build/index_bg.wasm")\")" ;;
     baseline|floor)
         modules="(name = \"worker.js\", esModule = embed \"$(rel "$root/bench/$kind/worker.js")\")" ;;
-    *) echo "usage: $0 hookonce|baseline|floor PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 hookonce|baseline|floor|floor-rs PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
 esac
 
 # The deployed compatibility date, so workerd runs the same semantics as production.

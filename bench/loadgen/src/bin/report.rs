@@ -4,7 +4,7 @@
 //! bench-report RAW_DIR CRITERION_DIR
 //! ```
 //! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}.json`
-//! (also for the `floor` worker, when present), `storage-{worker}-{scenario}.json` and, for
+//! (also for the `floor` and `floor-rs` workers, when present), `storage-{worker}-{scenario}.json` and, for
 //! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json`; and the criterion
 //! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
@@ -21,6 +21,15 @@ const STEPS: [&str; 4] = ["hmac_only", "verify", "verify+parse", "verify+parse+d
 const SIZES: [&str; 2] = ["1KiB", "64KiB"];
 const OUTCOMES: [&str; 3] = ["applied", "duplicate", "stale"];
 const NA: &str = "—";
+/// The floor workers (`bench/floor`, `bench/floor-rs`): name, and what each is.
+const FLOORS: [(&str, &str, &str); 2] = [
+    ("floor", "floor", "a JS Worker whose object answers at once"),
+    (
+        "floor-rs",
+        "Rust floor",
+        "the same in Rust, talking to the runtime as the edge does",
+    ),
+];
 
 fn read(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
@@ -156,14 +165,22 @@ fn main() {
             &e[1],
             &ratio(eps[0], eps[1]),
         ]);
-        // The floor: a JS Worker whose object answers at once, under the same load.
-        if let Some(floor) = load("floor", s).and_then(|r| r["events_per_sec"].as_f64()) {
-            let of = |x: Option<f64>| x.map_or(NA.into(), |x| format!("{:.2}", x / floor));
+        // The floors, under the same load: a JS Worker whose object answers at once, and
+        // the same in Rust, talking to the runtime as the edge does.
+        let floor = |w| load(w, s).and_then(|r| r["events_per_sec"].as_f64());
+        let js_floor = floor("floor");
+        for (w, name, what) in FLOORS {
+            let Some(f) = floor(w) else { continue };
+            let of = |x: Option<f64>| x.map_or(NA.into(), |x| format!("{:.2}", x / f));
+            let relative = match (w, js_floor) {
+                ("floor-rs", Some(js)) => format!(", {:.2} of the JS floor", f / js),
+                _ => String::new(),
+            };
             t.row([
                 &format!(
-                    "`{}` as a fraction of the floor ({} events/s: a JS Worker whose object answers at once)",
+                    "`{}` as a fraction of the {name} ({} events/s{relative}: {what})",
                     s.name(),
-                    num(floor)
+                    num(f)
                 ),
                 &path,
                 &of(eps[0]),
@@ -307,8 +324,20 @@ fn main() {
         .and_then(|j| j["runs_ms"].as_array())
         .map_or(1, Vec::len);
     let ms = |x: &Option<f64>| x.map_or(NA.into(), |v| format!("{v:.0}"));
+    // The floors' start-ups, for what the runtime and a wasm module cost before any code.
+    let floors: Vec<String> = FLOORS
+        .iter()
+        .filter_map(|(w, name, _)| {
+            let ms = read(&raw.join(format!("startup-{w}.json")))?["ms"].as_f64()?;
+            Some(format!("the {name} {ms:.0}"))
+        })
+        .collect();
+    let floors = match floors.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", floors.join(", ")),
+    };
     t.row([
-        "start-up: process start → first 200, ms",
+        &format!("start-up: process start → first 200, ms{floors}"),
         &format!("workerd direct, empty storage, median of {starts} starts"),
         &ms(&startup[0]),
         &ms(&startup[1]),
