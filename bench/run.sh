@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# hookonce benchmark: native core (criterion), bundle size, then load, storage cost (rows
-# written, bytes on disk per event and per object with the body kept and once pruned) and
-# start-up on local workerd, each against the JS baseline in the same run. Prints one markdown table
-# and writes it to bench/out/latest.md. Progress goes to stderr.
+# hookonce benchmark: native core (criterion), bundle size, then load (hookonce, the JS
+# peer, and two floors: JS and Rust), storage cost (rows written, bytes on disk per event
+# and per object with the body kept and once pruned) and start-up on local workerd, each
+# against the JS baseline in the same run. Prints one markdown table and writes it to
+# bench/out/latest.md. Progress goes to stderr.
 #
-#   bash bench/run.sh                  # after `make build`; ~5 min (20 s per scenario and worker)
+#   bash bench/run.sh                  # after `make build`; ~9 min (20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 s per scenario), for CI
 # Knobs: BENCH_SECONDS (20), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
 # BENCH_STORAGE_DIR (where workerd keeps Durable Object SQLite files; /dev/shm if writable).
