@@ -38,6 +38,8 @@ BUILD_ENV := ESBUILD_BIN=$(NODE_BIN)/esbuild WASM_OPT_BIN=$(NODE_BIN)/wasm-opt \
              WASM_BINDGEN_BIN=$(CARGO_HOME)/bin/wasm-bindgen
 
 BUNDLE  := build/index.js build/index_bg.wasm
+# The benchmark's Rust floor (bench/floor-rs), built as the worker is.
+FLOOR_RS := bench/out/floor-rs/index.js bench/out/floor-rs/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
 
@@ -82,8 +84,15 @@ test: setup build
 	cargo test --workspace --no-fail-fast
 
 # The table for the README (BENCH_QUICK=1: a tiny load, what CI runs).
-bench: setup build
+bench: setup build $(FLOOR_RS)
 	bash bench/run.sh
+
+$(FLOOR_RS) &: bench/floor-rs/src/lib.rs bench/floor-rs/Cargo.toml edge/src/task.rs Cargo.lock
+	@log=$$(mktemp); \
+	if ! (cd bench/floor-rs && $(BUILD_ENV) worker-build --release --out-dir ../out/floor-rs) >$$log 2>&1; then \
+	  cat $$log >&2; rm -f $$log; echo "bench: building bench/floor-rs failed" >&2; exit 1; fi; \
+	rm -f $$log
+	@touch $(FLOOR_RS)
 
 # Issue 15's crash storm at full size; `make test` runs a small one. Sizes: HOOKONCE_CHAOS_*.
 CHAOS_ENV := HOOKONCE_CHAOS_EVENTS=$${HOOKONCE_CHAOS_EVENTS:-20000} \

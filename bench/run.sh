@@ -5,7 +5,8 @@
 # against the JS baseline in the same run. Prints one markdown table and writes it to
 # bench/out/latest.md. Progress goes to stderr.
 #
-#   bash bench/run.sh                  # after `make build`; ~9 min (20 s per scenario and worker)
+#   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
+#                                      # floor); ~9 min (20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 s per scenario), for CI
 # Knobs: BENCH_SECONDS (20), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
 # BENCH_STORAGE_DIR (where workerd keeps Durable Object SQLite files; /dev/shm if writable).
@@ -42,13 +43,21 @@ storage_kind=$(stat -f -c %T "$storage" 2>/dev/null || echo unknown)
 # floor: a JS Worker whose object answers at once (bench/floor), the ceiling on this machine;
 # floor-rs: the same in Rust, talking to the runtime as the edge does (bench/floor-rs), what
 # a Worker in Rust costs before it does any work.
-workers=(baseline floor floor-rs)
+floor_rs=$out/floor-rs
+built() { [[ -f $1/index.js && -f $1/index_bg.wasm ]]; }
+workers=(baseline floor)
 note=
-if [[ -f $build/index.js && -f $build/index_bg.wasm ]]; then
-    workers=(hookonce baseline floor floor-rs)
+if built "$build"; then
+    workers=(hookonce "${workers[@]}")
 else
     note="hookonce not measured: no worker-build output in ${build#"$root"/} (run make build)."
     step "warning: $note"
+fi
+if built "$floor_rs"; then
+    workers+=(floor-rs)
+else
+    note="${note:+$note }The Rust floor not measured: no ${floor_rs#"$root"/} (make bench builds it)."
+    step "warning: the Rust floor is not built (make bench builds it)"
 fi
 
 # 1. Native core.
@@ -65,13 +74,8 @@ sizes() { [[ -f $1 ]] && printf '[%d,%d]' "$(stat -c %s "$1")" "$(gzip -9c "$1" 
 printf '{"wasm":%s,"glue":%s,"baseline":%s}\n' "$(sizes "$build/index_bg.wasm")" \
     "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js)" >"$raw/bundle.json"
 
-step "3/6 building the load generator (release) and the Rust floor (worker-build)"
+step "3/6 building the load generator (release)"
 cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"
-floor_log=$raw/floor-rs-build.log
-(cd bench/floor-rs && ESBUILD_BIN=$root/node_modules/.bin/esbuild \
-    WASM_OPT_BIN=$root/node_modules/.bin/wasm-opt WASM_BINDGEN_BIN=${CARGO_HOME:-$HOME/.cargo}/bin/wasm-bindgen \
-    worker-build --release --out-dir "$out/floor-rs") >"$floor_log" 2>&1 \
-    || { cat "$floor_log" >&2; die "building bench/floor-rs failed"; }
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 measure=$CARGO_TARGET_DIR/release/bench-storage
 
@@ -88,7 +92,7 @@ free_port() {
 # figure, as one start can read several times the others on a shared machine. The last
 # start of each worker serves the loads.
 runs=${BENCH_STARTUP_RUNS:-5}
-build_of() { [[ $1 == floor-rs ]] && echo "$out/floor-rs" || echo "$build"; }
+build_of() { [[ $1 == floor-rs ]] && echo "$floor_rs" || echo "$build"; }
 declare -A url started
 for r in $(seq 1 "$runs"); do
     for w in "${workers[@]}"; do

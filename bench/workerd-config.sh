@@ -20,7 +20,7 @@ case $kind in
         # worker-build 0.8.7 layout: index.js (esbuild-bundled shim + wasm-bindgen glue)
         # imports "./index_bg.wasm"; build/worker/shim.mjs only re-exports index.js.
         for f in index.js index_bg.wasm; do
-            [[ -f $build/$f ]] || { echo "workerd-config: $build/$f missing (make build; floor-rs: bench/run.sh builds it)" >&2; exit 1; }
+            [[ -f $build/$f ]] || { echo "workerd-config: $build/$f missing (make build; floor-rs: make bench builds it)" >&2; exit 1; }
         done
         modules="(name = \"index.js\", esModule = embed \"$(rel "$build/index.js")\"),
       (name = \"index_bg.wasm\", wasm = embed \"$(rel "$build/index_bg.wasm")\")" ;;

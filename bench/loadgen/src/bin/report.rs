@@ -21,7 +21,7 @@ const STEPS: [&str; 4] = ["hmac_only", "verify", "verify+parse", "verify+parse+d
 const SIZES: [&str; 2] = ["1KiB", "64KiB"];
 const OUTCOMES: [&str; 3] = ["applied", "duplicate", "stale"];
 const NA: &str = "—";
-/// The floor workers (`bench/floor`, `bench/floor-rs`): name, and what each is.
+/// The floor workers (`bench/floor`, then `bench/floor-rs`): name, and what each is.
 const FLOORS: [(&str, &str, &str); 2] = [
     ("floor", "floor", "a JS Worker whose object answers at once"),
     (
@@ -168,12 +168,13 @@ fn main() {
         // The floors, under the same load: a JS Worker whose object answers at once, and
         // the same in Rust, talking to the runtime as the edge does.
         let floor = |w| load(w, s).and_then(|r| r["events_per_sec"].as_f64());
-        let js_floor = floor("floor");
+        let js_floor = floor(FLOORS[0].0);
         for (w, name, what) in FLOORS {
             let Some(f) = floor(w) else { continue };
             let of = |x: Option<f64>| x.map_or(NA.into(), |x| format!("{:.2}", x / f));
-            let relative = match (w, js_floor) {
-                ("floor-rs", Some(js)) => format!(", {:.2} of the JS floor", f / js),
+            // Every other floor, also as a fraction of the JS one.
+            let relative = match js_floor {
+                Some(js) if w != FLOORS[0].0 => format!(", {:.2} of the JS floor", f / js),
                 _ => String::new(),
             };
             t.row([
