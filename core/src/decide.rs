@@ -239,6 +239,15 @@ impl Decision<'_> {
         }
     }
 
+    /// The snapshot version these writes leave, if they replace the snapshot: what an
+    /// object keeps for [`decide_unread`].
+    pub fn snapshot(&self) -> Option<&Version> {
+        self.writes().iter().find_map(|w| match w {
+            Write::Snapshot { version, .. } => Some(version),
+            _ => None,
+        })
+    }
+
     /// When the alarm must prune at the latest because of these writes, made at `now`
     /// under `lifetimes`: the body's or the id's lifetime.
     #[must_use]
@@ -351,6 +360,42 @@ pub fn decide<'e>(d: Delivery<'e>, stored: &Stored, plan: Plan, now: UnixSeconds
             apply(d, version, false, release)
         }
     }
+}
+
+/// Step 4 without reading the event's own processed-id row: for a snapshot or notify event
+/// under [`Plan::Apply`] (no ledger row or claim bears on it), when the object knows its
+/// snapshot version without a read. `known` is that knowledge: `Some(version)` (the
+/// version it last read or wrote, `None` for no snapshot) or `None` if it has none.
+///
+/// The decision holds if the id is not recorded, and its first write, if any, tests that
+/// as it writes: the adapter runs it as a guarded statement that writes only if the id is
+/// not recorded. If it writes nothing, nothing was written: read [`Stored`] and
+/// [`decide`] instead (a duplicate). So an applied event costs one statement fewer and a
+/// stale one half as many, and a duplicate one more, which the Worker's `SeenIds` mostly
+/// answers before it reaches the object.
+///
+/// `None` when the decision needs [`Stored`] read in full: another plan, a ledger effect,
+/// or a versioned event while the version is not known.
+#[must_use]
+pub fn decide_unread<'e>(
+    d: Delivery<'e>,
+    known: Option<Option<&Version>>,
+    plan: Plan,
+    now: UnixSeconds,
+) -> Option<Decision<'e>> {
+    if !matches!(plan, Plan::Apply { .. }) || matches!(d.event.effect(), Effect::Ledger { .. }) {
+        return None;
+    }
+    let version = match (d.event.version(), known) {
+        (None, _) => None,
+        (Some(_), None) => return None,
+        (Some(_), Some(v)) => v.cloned(),
+    };
+    let stored = Stored {
+        version,
+        ..Stored::default()
+    };
+    Some(decide(d, &stored, plan, now))
 }
 
 fn record(event: &Event, outcome: Outcome) -> Write<'_> {

@@ -21,7 +21,9 @@
 //!    again.
 //! 4. **Decide** from what the entity's store holds ([`Stored`]) and `now`:
 //!    [`Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
-//!    carries the rows to write as [`Write`]s.
+//!    carries the rows to write as [`Write`]s. The common case needs no read:
+//!    [`decide_unread`] decides from the snapshot version the object keeps, and its first
+//!    write tests the id as it writes.
 //! 5. **Write** exactly those rows, one statement each, as one atomic unit (the adapter's
 //!    job; a duplicate writes nothing).
 //! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
@@ -127,8 +129,8 @@ pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
 
 // Step 4 and 7: decisions and the commands they return.
 pub use decide::{
-    decide, release, replay_headers, Claim, Decision, Delivery, Lease, Outcome, Plan, Stored,
-    Write, OTHER_EVENT_RETRY,
+    decide, decide_unread, release, replay_headers, Claim, Decision, Delivery, Lease, Outcome,
+    Plan, Stored, Write, OTHER_EVENT_RETRY,
 };
 pub use forward::{
     headers as forward_headers, queue_message, Outgoing, QueueMessageError, MAX_QUEUE_MESSAGE,

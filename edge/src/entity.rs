@@ -8,13 +8,13 @@
 //! write runs with no `.await` between the reads and the writes, and the writes in one `transactionSync`, so two copies of an
 //! event can never both pass the check, and a crash leaves all or nothing.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use hookonce_core::{
-    decide, decode_handoff, entity_of, outbox_target, release, signature_headers, source_of,
-    split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event, EventId,
-    Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Write, ENTITY_EVENTS,
-    ENTITY_OUTBOX,
+    decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
+    source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
+    EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
+    ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -24,7 +24,7 @@ use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::sql::{Optional, Views};
+use crate::sql::{Guard, Optional, Views};
 use crate::task::export_object;
 use crate::{answer, clock, http, notes, outbox, sql};
 
@@ -41,6 +41,10 @@ pub struct EntityObject {
     /// The object was created by this instance and no transaction has run since: it holds
     /// no rows, so a stored read would find nothing.
     empty: Cell<bool>,
+    /// The snapshot version as this instance last read or wrote it (`None` inside: no
+    /// snapshot), for core's `decide_unread`; `None` until it knows. Only this object
+    /// writes its snapshot, and only in [`Self::run`], which keeps this up to date.
+    version: RefCell<Option<Option<Version>>>,
 }
 
 impl EntityObject {
@@ -54,6 +58,7 @@ impl EntityObject {
             views: Cell::new(opened.views),
             readable: Cell::new(opened.named),
             empty: Cell::new(opened.fresh),
+            version: RefCell::new(opened.fresh.then_some(None)),
         };
         // A fresh object has nothing to re-arm; an older one reads its outbox for it.
         if !opened.fresh {
@@ -249,7 +254,9 @@ impl EntityObject {
         }
     }
 
-    /// Read, decide and write as one synchronous unit: no `.await` in here.
+    /// Read, decide and write as one synchronous unit: no `.await` in here. Core decides
+    /// without a read when it can (`decide_unread`): then the first write tests the id as
+    /// it writes, and only if it finds the id recorded does the object read and decide.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
         // A new object's first delivery: nothing to read, so no statement to prepare.
         let empty = self.empty.get();
@@ -258,16 +265,46 @@ impl EntityObject {
             self.readable()?;
         }
         let sql = self.state.storage().sql();
-        self.transaction(|| {
-            let stored = match empty {
-                true => Stored::default(),
-                false => sql::stored(&sql, d.event, plan)?,
-            };
-            let decision = decide(d, &stored, plan, now);
+        let known = self.version.borrow().clone();
+        let done = self.transaction(|| {
             let mut rows_written = 0;
-            for write in decision.writes() {
-                rows_written += self.execute(&sql, write, now)?;
-            }
+            let mut read = None;
+            let unread = decide_unread(d, known.as_ref().map(Option::as_ref), plan, now);
+            let decision = match unread {
+                Some(decision) => match decision.writes().split_first() {
+                    None => Some(decision),
+                    Some((first, rest)) => {
+                        match self.execute(&sql, first, Guard::UnlessRecorded, now)? {
+                            // The id is recorded, and nothing was written.
+                            0 => None,
+                            n => {
+                                rows_written += n;
+                                for write in rest {
+                                    rows_written += self.execute(&sql, write, Guard::None, now)?;
+                                }
+                                Some(decision)
+                            }
+                        }
+                    }
+                },
+                None => None,
+            };
+            let decision = match decision {
+                Some(decision) => decision,
+                None => {
+                    let stored = match empty {
+                        true => Stored::default(),
+                        false => sql::stored(&sql, d.event, plan)?,
+                    };
+                    read = sql::read_version(d.event, &stored);
+                    let decision = decide(d, &stored, plan, now);
+                    for write in decision.writes() {
+                        rows_written += self.execute(&sql, write, Guard::None, now)?;
+                    }
+                    decision
+                }
+            };
+            let version = decision.snapshot().cloned().map(Some).or(read);
             let mut handled = Handled {
                 label: decision.label(),
                 rows_written,
@@ -280,8 +317,21 @@ impl EntityObject {
                 Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
                 Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
             }
-            Ok(handled)
-        })
+            Ok((handled, version))
+        });
+        match done {
+            Ok((handled, version)) => {
+                if let Some(version) = version {
+                    *self.version.borrow_mut() = Some(version);
+                }
+                Ok(handled)
+            }
+            // The transaction rolled back: what this instance knew may be what it undid.
+            Err(e) => {
+                *self.version.borrow_mut() = None;
+                Err(e)
+            }
+        }
     }
 
     /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
@@ -299,12 +349,18 @@ impl EntityObject {
 
     /// One write, inside [`Self::transaction`]; first the table it needs, if that is still
     /// a placeholder view.
-    fn execute(&self, sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> Result<usize> {
+    fn execute(
+        &self,
+        sql: &SqlStorage,
+        write: &Write<'_>,
+        guard: Guard,
+        now: UnixSeconds,
+    ) -> Result<usize> {
         if let Some(table) = sql::optional_table(write).filter(|t| self.views.get().has(*t)) {
             sql::materialise(sql, table)?;
             self.views.set(self.views.get().without(table));
         }
-        sql::execute(sql, write, now)
+        sql::execute(sql, write, guard, now)
     }
 
     /// Logs the decision and notes it in the source's feed, after the answer (the
@@ -409,7 +465,7 @@ impl EntityObject {
         let sql = self.state.storage().sql();
         self.transaction(|| {
             if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {
-                self.execute(&sql, &w, clock::now())?;
+                self.execute(&sql, &w, Guard::None, clock::now())?;
             }
             Ok(())
         })

@@ -199,7 +199,12 @@ impl KeyObject {
             ],
         )?;
         let body = hookonce_core::pack(&accepted.envelope);
-        sql::store_body(sql, &accepted.message_id, None, &body, now)?;
+        sql::store_body(
+            sql,
+            (&accepted.message_id, None, &body),
+            sql::Guard::None,
+            now,
+        )?;
         sql::enqueue(
             sql,
             &accepted.message_id,

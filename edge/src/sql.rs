@@ -14,7 +14,8 @@ use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};
 
 use crate::schema::{
-    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, IS_VIEW, SCHEMA_OBJECTS,
+    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_BODY_UNSEEN, INSERT_OUTBOX, INSERT_RECORD,
+    INSERT_RECORD_UNSEEN, IS_VIEW, SCHEMA_OBJECTS,
 };
 pub use crate::schema::{
     Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMA, PLACEHOLDERS, QUEUE_SCHEMA,
@@ -284,6 +285,12 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
     })
 }
 
+/// The snapshot version [`stored`] read for `event`, if it read it: it does for a
+/// versioned event that is not a duplicate. An object keeps it for core's `decide_unread`.
+pub fn read_version(event: &Event, stored: &Stored) -> Option<Option<Version>> {
+    (event.version().is_some() && stored.record.is_none()).then(|| stored.version.clone())
+}
+
 /// Whether [`stored`] reads the ledger, and whether it reads the claim, for `event` under
 /// `plan`.
 pub fn stored_reads(event: &Event, plan: Plan) -> (bool, bool) {
@@ -333,9 +340,30 @@ fn stored_query_text(ledger: bool, claim: bool, version: bool) -> String {
     )
 }
 
+/// How a write runs: as written, or as the guarded first write of a decision core made
+/// without reading the id (`decide_unread`), which writes nothing if the id is recorded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    None,
+    UnlessRecorded,
+}
+
 /// Step 5: one statement per write. Returns the rows written (from the cursor's counter),
-/// so a caller can show that a duplicate wrote none.
-pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker::Result<usize> {
+/// so a caller can show that a duplicate wrote none, and see that a guarded write found
+/// its id recorded.
+pub fn execute(
+    sql: &SqlStorage,
+    write: &Write<'_>,
+    guard: Guard,
+    now: UnixSeconds,
+) -> worker::Result<usize> {
+    // Core guards only the first write of an `Apply` or a `Stale`: a body or a record.
+    if guard == Guard::UnlessRecorded && !matches!(write, Write::Record { .. } | Write::Body { .. })
+    {
+        return Err(worker::Error::RustError(
+            "a guarded write is a body or a record".into(),
+        ));
+    }
     let cursor = match write {
         Write::Record {
             event_id,
@@ -343,7 +371,11 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
             outcome,
             created_at,
         } => sql.exec_raw(
-            INSERT_RECORD, vec![
+            match guard {
+                Guard::None => INSERT_RECORD,
+                Guard::UnlessRecorded => INSERT_RECORD_UNSEEN,
+            },
+            vec![
                 text(event_id.as_str()),
                 text(event_type.as_str()),
                 text(outcome.as_str()),
@@ -371,9 +403,12 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
             event_id,
             headers,
             body,
-        } => return store_body(sql, event_id.as_str(), headers.as_deref(), body, now),
+        } => {
+            let body = (event_id.as_str(), headers.as_deref(), body);
+            return store_body(sql, body, guard, now);
+        }
         Write::Enqueue { event_id, source } => {
-            return enqueue(sql, event_id.as_str(), source, None, now)
+            return enqueue(sql, event_id.as_str(), source, None, now);
         }
         Write::Claim(claim) => {
             let holder = claim.holder.as_ref();
@@ -399,18 +434,21 @@ pub fn execute(sql: &SqlStorage, write: &Write<'_>, now: UnixSeconds) -> worker:
     Ok(cursor.rows_written())
 }
 
-/// Keeps a packed body (and the headers to read it with, if any) for replay and the
-/// outbox. The event's record and outbox row, written next, point at it.
+/// Keeps a packed body of an event (its id, the headers to read it with, if any, and the
+/// body) for replay and the outbox. The event's record and outbox row, written next,
+/// point at it.
 pub fn store_body(
     sql: &SqlStorage,
-    event_id: &str,
-    headers: Option<&str>,
-    body: &Packed<'_>,
+    (event_id, headers, body): (&str, Option<&str>, &Packed<'_>),
+    guard: Guard,
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
         .exec_raw(
-            INSERT_BODY,
+            match guard {
+                Guard::None => INSERT_BODY,
+                Guard::UnlessRecorded => INSERT_BODY_UNSEEN,
+            },
             vec![
                 text(event_id),
                 int(body.codec.code()),

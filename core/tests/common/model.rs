@@ -4,7 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hookonce_core::{
-    Claim, Decision, Effect, EventId, Outcome, Plan, Stored, UnixSeconds, Version, Write,
+    decide_unread, Claim, Decision, Effect, EventId, Outcome, Plan, Stored, UnixSeconds, Version,
+    Write,
 };
 
 use super::Signed;
@@ -98,6 +99,54 @@ impl Model {
                 Decision::Claim { until, .. } => Some(until),
                 _ => None,
             },
+        }
+    }
+
+    /// The adapter's path when it can skip the read (`decide_unread`): decide from the
+    /// version it keeps in `known`, run the first write guarded (it writes only if the id
+    /// is not recorded), and read and decide in full when the guard writes nothing or the
+    /// decision needs a read. Keeps `known` as the adapter does.
+    pub fn run_unread(
+        &mut self,
+        s: &Signed,
+        plan: Plan,
+        now: UnixSeconds,
+        known: &mut Option<Option<Version>>,
+    ) -> Ran {
+        let unread = decide_unread(s.delivery(), known.as_ref().map(Option::as_ref), plan, now);
+        let mut rows = 0;
+        let decision = match unread {
+            Some(d) => {
+                let guard = d.writes().first();
+                if guard.is_some_and(|_| self.records.contains_key(s.event.id())) {
+                    // The guarded statement writes nothing: nothing was written.
+                    None
+                } else {
+                    rows = d.writes().iter().map(|w| self.execute(w)).sum();
+                    Some(d)
+                }
+            }
+            None => None,
+        };
+        let decision = match decision {
+            Some(d) => d,
+            None => {
+                let stored = self.stored(s);
+                if stored.record.is_none() {
+                    *known = Some(stored.version.clone());
+                }
+                let d = s.decide(&stored, plan, now);
+                rows += d.writes().iter().map(|w| self.execute(w)).sum::<usize>();
+                d
+            }
+        };
+        if let Some(v) = decision.snapshot() {
+            *known = Some(Some(v.clone()));
+        }
+        Ran {
+            label: decision.label(),
+            rows,
+            claim: None,
         }
     }
 
