@@ -367,12 +367,12 @@ pub fn decide<'e>(d: Delivery<'e>, stored: &Stored, plan: Plan, now: UnixSeconds
 /// snapshot version without a read. `known` is that knowledge: `Some(version)` (the
 /// version it last read or wrote, `None` for no snapshot) or `None` if it has none.
 ///
-/// The decision holds if the id is not recorded, and its first write, if any, tests that
-/// as it writes: the adapter runs it as a guarded statement that writes only if the id is
-/// not recorded. If it writes nothing, nothing was written: read [`Stored`] and
-/// [`decide`] instead (a duplicate). So an applied event costs one statement fewer and a
-/// stale one half as many, and a duplicate one more, which the Worker's `SeenIds` mostly
-/// answers before it reaches the object.
+/// The decision holds if the id is not recorded, and its [`Write::Record`] tests that as
+/// it is written: the adapter runs it as a guarded statement that writes nothing if the id
+/// is recorded, the test its insert makes anyway. If it writes nothing, undo the unit, then
+/// read [`Stored`] and [`decide`] (a duplicate). So an applied event costs one statement
+/// fewer and a stale one half as many, and a duplicate reaching the object one more (the
+/// Worker's `SeenIds` answers most copies before they do).
 ///
 /// `None` when the decision needs [`Stored`] read in full: another plan, a ledger effect,
 /// or a versioned event while the version is not known.

@@ -22,8 +22,8 @@
 //! 4. **Decide** from what the entity's store holds ([`Stored`]) and `now`:
 //!    [`Decision`] is `Apply`, `Duplicate`, `Stale`, `InFlight` or `Claim`, and
 //!    carries the rows to write as [`Write`]s. The common case needs no read:
-//!    [`decide_unread`] decides from the snapshot version the object keeps, and its first
-//!    write tests the id as it writes.
+//!    [`decide_unread`] decides from the snapshot version the object keeps, and its
+//!    record tests the id as it is written.
 //! 5. **Write** exactly those rows, one statement each, as one atomic unit (the adapter's
 //!    job; a duplicate writes nothing).
 //! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries

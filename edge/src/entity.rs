@@ -24,7 +24,7 @@ use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::sql::{Guard, Optional, Views};
+use crate::sql::{Guard, Optional, Unit, Views};
 use crate::task::export_object;
 use crate::{answer, clock, http, notes, outbox, sql};
 
@@ -139,6 +139,14 @@ impl EntityObject {
 
 /// Larger than any time or row number, and exact as a JavaScript number.
 const SAFE_MAX: i64 = (1 << 53) - 1;
+
+/// What [`EntityObject::run`]'s unit wrote: the decision, its rows, and the snapshot
+/// version the unit read, if it read one.
+struct Written<'e> {
+    decision: Decision<'e>,
+    rows: usize,
+    read: Option<Option<Version>>,
+}
 
 /// What one pass through read → decide → write came to.
 struct Handled {
@@ -255,9 +263,48 @@ impl EntityObject {
     }
 
     /// Read, decide and write as one synchronous unit: no `.await` in here. Core decides
-    /// without a read when it can (`decide_unread`): then the first write tests the id as
-    /// it writes, and only if it finds the id recorded does the object read and decide.
+    /// without a read when it can (`decide_unread`): then the record tests the id as it is
+    /// written, and if it finds the id recorded, the unit is undone and the object reads
+    /// and decides.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
+        let done = self.decide_and_write(d, plan, now);
+        let Written {
+            decision,
+            rows,
+            read,
+        } = match done {
+            Ok(written) => written,
+            // Rolled back: what this instance knew may be what the unit undid.
+            Err(e) => {
+                *self.version.borrow_mut() = None;
+                return Err(e);
+            }
+        };
+        if let Some(version) = decision.snapshot().cloned().map(Some).or(read) {
+            *self.version.borrow_mut() = Some(version);
+        }
+        let mut handled = Handled {
+            label: decision.label(),
+            rows_written: rows,
+            claim: None,
+            retry_after: None,
+            alarm_by: decision.alarm_by(d.source.lifetimes(), now),
+        };
+        match decision {
+            Decision::Claim { until, .. } => handled.claim = Some(until),
+            Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
+            Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
+        }
+        Ok(handled)
+    }
+
+    /// [`Self::run`]'s unit.
+    fn decide_and_write<'e>(
+        &self,
+        d: Delivery<'e>,
+        plan: Plan,
+        now: UnixSeconds,
+    ) -> Result<Written<'e>> {
         // A new object's first delivery: nothing to read, so no statement to prepare.
         let empty = self.empty.get();
         let (ledger, claim) = sql::stored_reads(d.event, plan);
@@ -266,82 +313,63 @@ impl EntityObject {
         }
         let sql = self.state.storage().sql();
         let known = self.version.borrow().clone();
-        let done = self.transaction(|| {
-            let mut rows_written = 0;
-            let mut read = None;
-            let unread = decide_unread(d, known.as_ref().map(Option::as_ref), plan, now);
-            let decision = match unread {
-                Some(decision) => match decision.writes().split_first() {
-                    None => Some(decision),
-                    Some((first, rest)) => {
-                        match self.execute(&sql, first, Guard::UnlessRecorded, now)? {
-                            // The id is recorded, and nothing was written.
-                            0 => None,
-                            n => {
-                                rows_written += n;
-                                for write in rest {
-                                    rows_written += self.execute(&sql, write, Guard::None, now)?;
-                                }
-                                Some(decision)
-                            }
-                        }
+        if let Some(decision) = decide_unread(d, known.as_ref().map(Option::as_ref), plan, now) {
+            let unit = self.transaction_or_undo(|| {
+                let mut rows = 0;
+                for write in decision.writes() {
+                    match self.execute(&sql, write, Guard::UnlessRecorded, now)? {
+                        Some(n) => rows += n,
+                        // The id is recorded: a duplicate, which writes nothing.
+                        None => return Ok(Unit::Undo),
                     }
-                },
-                None => None,
-            };
-            let decision = match decision {
-                Some(decision) => decision,
-                None => {
-                    let stored = match empty {
-                        true => Stored::default(),
-                        false => sql::stored(&sql, d.event, plan)?,
-                    };
-                    read = sql::read_version(d.event, &stored);
-                    let decision = decide(d, &stored, plan, now);
-                    for write in decision.writes() {
-                        rows_written += self.execute(&sql, write, Guard::None, now)?;
-                    }
-                    decision
                 }
-            };
-            let version = decision.snapshot().cloned().map(Some).or(read);
-            let mut handled = Handled {
-                label: decision.label(),
-                rows_written,
-                claim: None,
-                retry_after: None,
-                alarm_by: decision.alarm_by(d.source.lifetimes(), now),
-            };
-            match decision {
-                Decision::Claim { until, .. } => handled.claim = Some(until),
-                Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
-                Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
-            }
-            Ok((handled, version))
-        });
-        match done {
-            Ok((handled, version)) => {
-                if let Some(version) = version {
-                    *self.version.borrow_mut() = Some(version);
-                }
-                Ok(handled)
-            }
-            // The transaction rolled back: what this instance knew may be what it undid.
-            Err(e) => {
-                *self.version.borrow_mut() = None;
-                Err(e)
+                Ok(Unit::Commit(rows))
+            })?;
+            if let Unit::Commit(rows) = unit {
+                let read = None;
+                return Ok(Written {
+                    decision,
+                    rows,
+                    read,
+                });
             }
         }
+        self.transaction(|| {
+            let stored = match empty {
+                true => Stored::default(),
+                false => sql::stored(&sql, d.event, plan)?,
+            };
+            let decision = decide(d, &stored, plan, now);
+            let mut rows = 0;
+            for write in decision.writes() {
+                rows += self.execute(&sql, write, Guard::None, now)?.unwrap_or(0);
+            }
+            let read = sql::read_version(d.event, &stored);
+            Ok(Written {
+                decision,
+                rows,
+                read,
+            })
+        })
     }
 
     /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
-    /// known to be empty. A rollback brings back any placeholder view a write in it
-    /// replaced, so the object forgets those replacements too.
-    fn transaction<T>(&self, f: impl FnMut() -> Result<T>) -> Result<T> {
+    /// known to be empty.
+    fn transaction<T>(&self, mut f: impl FnMut() -> Result<T>) -> Result<T> {
+        match self.transaction_or_undo(|| f().map(Unit::Commit))? {
+            Unit::Commit(v) => Ok(v),
+            Unit::Undo => Err(worker::Error::from("transaction undone")),
+        }
+    }
+
+    /// `f` in one transaction that it may undo ([`sql::transaction_or_undo`]). A rollback
+    /// or an undo brings back any placeholder view a write in it replaced, so the object
+    /// forgets those replacements too.
+    fn transaction_or_undo<T>(&self, f: impl FnMut() -> Result<Unit<T>>) -> Result<Unit<T>> {
         self.empty.set(false);
         let views = self.views.get();
-        let done = sql::transaction(&self.state, f);
-        if done.is_err() {
+        let done = sql::transaction_or_undo(&self.state, f);
+        if !matches!(done, Ok(Unit::Commit(_))) {
             self.views.set(views);
         }
         done
@@ -355,7 +383,7 @@ impl EntityObject {
         write: &Write<'_>,
         guard: Guard,
         now: UnixSeconds,
-    ) -> Result<usize> {
+    ) -> Result<Option<usize>> {
         if let Some(table) = sql::optional_table(write).filter(|t| self.views.get().has(*t)) {
             sql::materialise(sql, table)?;
             self.views.set(self.views.get().without(table));

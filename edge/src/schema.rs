@@ -185,8 +185,9 @@ pub const INSERT_RECORD: &str = concat!(
     ")"
 );
 
-/// [`INSERT_RECORD`] as the guarded first write of a decision made without reading the id
-/// (core's `decide_unread`): it writes nothing if the id is recorded.
+/// [`INSERT_RECORD`] in a decision made without reading the id (core's `decide_unread`):
+/// it writes nothing if the id is recorded. The insert finds the key's place anyway, so
+/// the test costs no lookup of its own.
 pub const INSERT_RECORD_UNSEEN: &str = concat!(
     "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at, body_seq)
      VALUES (?1, ?2, ?3, ?4, ?5, ",
@@ -197,12 +198,6 @@ pub const INSERT_RECORD_UNSEEN: &str = concat!(
 /// A kept body: `?1`–`?5` are the event id, codec, headers, packed bytes and now.
 pub const INSERT_BODY: &str = "INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
      VALUES (?1, ?2, ?3, ?4, ?5)";
-
-/// [`INSERT_BODY`] as the guarded first write of a decision made without reading the id:
-/// it writes nothing if the id is recorded.
-pub const INSERT_BODY_UNSEEN: &str =
-    "INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
-     SELECT ?1, ?2, ?3, ?4, ?5 WHERE NOT EXISTS (SELECT 1 FROM events WHERE event_id = ?1)";
 
 /// A pending outbox row, due now, sending the body just kept: `?1`–`?5` are the event id,
 /// source, destination, status and now.

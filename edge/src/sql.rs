@@ -14,8 +14,8 @@ use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};
 
 use crate::schema::{
-    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_BODY_UNSEEN, INSERT_OUTBOX, INSERT_RECORD,
-    INSERT_RECORD_UNSEEN, IS_VIEW, SCHEMA_OBJECTS,
+    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN,
+    IS_VIEW, SCHEMA_OBJECTS,
 };
 pub use crate::schema::{
     Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMA, PLACEHOLDERS, QUEUE_SCHEMA,
@@ -127,23 +127,50 @@ extern "C" {
     ) -> Result<JsValue, JsValue>;
 }
 
+/// What the body of [`transaction_or_undo`] came to.
+pub enum Unit<T> {
+    /// Commit its writes.
+    Commit(T),
+    /// Roll back everything it wrote.
+    Undo,
+}
+
 /// Runs `f` as one atomic unit: all its writes commit, or none do.
 pub fn transaction<T>(
     state: &State,
     mut f: impl FnMut() -> worker::Result<T>,
 ) -> worker::Result<T> {
+    match transaction_or_undo(state, || f().map(Unit::Commit))? {
+        Unit::Commit(v) => Ok(v),
+        Unit::Undo => Err(worker::Error::from("transaction undone")),
+    }
+}
+
+/// [`transaction`], where `f` may also end the unit by undoing all it wrote.
+pub fn transaction_or_undo<T>(
+    state: &State,
+    mut f: impl FnMut() -> worker::Result<Unit<T>>,
+) -> worker::Result<Unit<T>> {
     let storage = state.storage();
     let raw: &TxStorage = storage.as_raw().unchecked_ref();
     let mut out = None;
-    raw.transaction_sync(&mut || match f() {
-        Ok(v) => {
+    // An exception is the only way to roll a `transactionSync` back: `null` stands for undo.
+    let done = raw.transaction_sync(&mut || match f() {
+        Ok(Unit::Commit(v)) => {
             out = Some(v);
             Ok(JsValue::UNDEFINED)
         }
+        Ok(Unit::Undo) => Err(JsValue::NULL),
         Err(e) => Err(JsValue::from_str(&e.to_string())),
-    })
-    .map_err(|e| worker::Error::from(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
-    out.ok_or_else(|| worker::Error::from("transaction produced no result"))
+    });
+    match (done, out) {
+        (Ok(_), Some(v)) => Ok(Unit::Commit(v)),
+        (Ok(_), None) => Err(worker::Error::from("transaction produced no result")),
+        (Err(e), _) if e.is_null() => Ok(Unit::Undo),
+        (Err(e), _) => Err(worker::Error::from(
+            e.as_string().unwrap_or_else(|| format!("{e:?}")),
+        )),
+    }
 }
 
 // A statement's parameters are the runtime's own values, made here: workers-rs's
@@ -340,8 +367,9 @@ fn stored_query_text(ledger: bool, claim: bool, version: bool) -> String {
     )
 }
 
-/// How a write runs: as written, or as the guarded first write of a decision core made
-/// without reading the id (`decide_unread`), which writes nothing if the id is recorded.
+/// How the writes of a decision run: as written, or, for a decision core made without
+/// reading the id (`decide_unread`), with its record guarded: it writes nothing if the
+/// id is recorded.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Guard {
     None,
@@ -349,40 +377,35 @@ pub enum Guard {
 }
 
 /// Step 5: one statement per write. Returns the rows written (from the cursor's counter),
-/// so a caller can show that a duplicate wrote none, and see that a guarded write found
-/// its id recorded.
+/// so a caller can show that a duplicate wrote none; `None` when a guarded record found
+/// its id recorded and wrote nothing.
 pub fn execute(
     sql: &SqlStorage,
     write: &Write<'_>,
     guard: Guard,
     now: UnixSeconds,
-) -> worker::Result<usize> {
-    // Core guards only the first write of an `Apply` or a `Stale`: a body or a record.
-    if guard == Guard::UnlessRecorded && !matches!(write, Write::Record { .. } | Write::Body { .. })
-    {
-        return Err(worker::Error::RustError(
-            "a guarded write is a body or a record".into(),
-        ));
-    }
+) -> worker::Result<Option<usize>> {
     let cursor = match write {
         Write::Record {
             event_id,
             event_type,
             outcome,
             created_at,
-        } => sql.exec_raw(
-            match guard {
+        } => {
+            let statement = match guard {
                 Guard::None => INSERT_RECORD,
                 Guard::UnlessRecorded => INSERT_RECORD_UNSEEN,
-            },
-            vec![
+            };
+            let values = vec![
                 text(event_id.as_str()),
                 text(event_type.as_str()),
                 text(outcome.as_str()),
                 opt_int(*created_at),
                 int(now.0),
-            ],
-        )?,
+            ];
+            let rows = sql.exec_raw(statement, values)?.rows_written();
+            return Ok((guard == Guard::None || rows > 0).then_some(rows));
+        }
         Write::Snapshot { state, version } => sql.exec_raw(
             "INSERT INTO entity (id, state, version_secs, version_nanos, version_event, updated_at)
              VALUES (1, ?, ?, ?, ?, ?)
@@ -405,10 +428,10 @@ pub fn execute(
             body,
         } => {
             let body = (event_id.as_str(), headers.as_deref(), body);
-            return store_body(sql, body, guard, now);
+            return store_body(sql, body, now).map(Some);
         }
         Write::Enqueue { event_id, source } => {
-            return enqueue(sql, event_id.as_str(), source, None, now);
+            return enqueue(sql, event_id.as_str(), source, None, now).map(Some);
         }
         Write::Claim(claim) => {
             let holder = claim.holder.as_ref();
@@ -431,7 +454,7 @@ pub fn execute(
             "UPDATE claim SET holder = NULL, until = NULL WHERE id = 1 AND holder = ? AND until = ?", vec![text(event_id.as_str()), int(until.0)],
         )?,
     };
-    Ok(cursor.rows_written())
+    Ok(Some(cursor.rows_written()))
 }
 
 /// Keeps a packed body of an event (its id, the headers to read it with, if any, and the
@@ -440,15 +463,11 @@ pub fn execute(
 pub fn store_body(
     sql: &SqlStorage,
     (event_id, headers, body): (&str, Option<&str>, &Packed<'_>),
-    guard: Guard,
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
         .exec_raw(
-            match guard {
-                Guard::None => INSERT_BODY,
-                Guard::UnlessRecorded => INSERT_BODY_UNSEEN,
-            },
+            INSERT_BODY,
             vec![
                 text(event_id),
                 int(body.codec.code()),

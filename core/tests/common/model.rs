@@ -103,9 +103,9 @@ impl Model {
     }
 
     /// The adapter's path when it can skip the read (`decide_unread`): decide from the
-    /// version it keeps in `known`, run the first write guarded (it writes only if the id
-    /// is not recorded), and read and decide in full when the guard writes nothing or the
-    /// decision needs a read. Keeps `known` as the adapter does.
+    /// version it keeps in `known` and write, the record guarded (it writes nothing if the
+    /// id is recorded); if it writes nothing, undo the unit and read and decide in full,
+    /// as when the decision needs a read. Keeps `known` as the adapter does.
     pub fn run_unread(
         &mut self,
         s: &Signed,
@@ -114,34 +114,27 @@ impl Model {
         known: &mut Option<Option<Version>>,
     ) -> Ran {
         let unread = decide_unread(s.delivery(), known.as_ref().map(Option::as_ref), plan, now);
-        let mut rows = 0;
-        let decision = match unread {
-            Some(d) => {
-                let guard = d.writes().first();
-                if guard.is_some_and(|_| self.records.contains_key(s.event.id())) {
-                    // The guarded statement writes nothing: nothing was written.
-                    None
-                } else {
-                    rows = d.writes().iter().map(|w| self.execute(w)).sum();
-                    Some(d)
+        let decided = unread.and_then(|d| {
+            let before = self.clone();
+            let mut rows = 0;
+            for w in d.writes() {
+                if matches!(w, Write::Record { .. }) && self.records.contains_key(s.event.id()) {
+                    *self = before;
+                    return None;
                 }
+                rows += self.execute(w);
             }
-            None => None,
-        };
-        let decision = match decision {
-            Some(d) => d,
-            None => {
-                let stored = self.stored(s);
-                if stored.record.is_none() {
-                    *known = Some(stored.version.clone());
-                }
-                let d = s.decide(&stored, plan, now);
-                rows += d.writes().iter().map(|w| self.execute(w)).sum::<usize>();
-                d
-            }
-        };
-        if let Some(v) = decision.snapshot() {
-            *known = Some(Some(v.clone()));
+            Some((d, rows, None))
+        });
+        let (decision, rows, read) = decided.unwrap_or_else(|| {
+            let stored = self.stored(s);
+            let read = stored.record.is_none().then(|| stored.version.clone());
+            let d = s.decide(&stored, plan, now);
+            let rows = d.writes().iter().map(|w| self.execute(w)).sum();
+            (d, rows, read)
+        });
+        if let Some(v) = decision.snapshot().cloned().map(Some).or(read) {
+            *known = Some(v);
         }
         Ran {
             label: decision.label(),
