@@ -360,6 +360,28 @@ impl Workerd {
     ) -> Resp {
         self.request("POST", path, headers, Some(body.as_ref()))
     }
+
+    /// Delivers `event` to the `cockpit` source, signed now as its provider would.
+    pub fn deliver_cockpit(&self, event: &serde_json::Value) -> Resp {
+        let body = event.to_string();
+        let id = event["id"].as_str().expect("an event has an id");
+        let secret = crate::events::cockpit_secret();
+        let headers =
+            crate::standard_webhooks_headers(&secret, id, crate::unix_now(), body.as_bytes());
+        self.post("/webhooks/cockpit", &headers, body)
+    }
+
+    /// The entity objects' SQLite files (not the namespace's `metadata.sqlite`).
+    pub fn entity_files(&self) -> Vec<PathBuf> {
+        let dir = self.storage_dir().join("hookonce-e2e-entity");
+        fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
+            .filter(|p| !p.ends_with("metadata.sqlite"))
+            .collect()
+    }
 }
 
 impl Drop for Workerd {

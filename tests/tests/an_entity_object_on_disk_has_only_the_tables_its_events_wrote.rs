@@ -4,32 +4,19 @@
 
 use std::path::{Path, PathBuf};
 
-use hookonce_e2e::events::{
-    at, cardholder_created, cardholder_updated, cockpit_secret, payment_captured,
-};
+use hookonce_e2e::events::{at, cardholder_created, cardholder_updated, payment_captured};
 use hookonce_e2e::raw::first_column;
 use hookonce_e2e::workerd::Workerd;
-use hookonce_e2e::{standard_webhooks_headers, unix_now, Resp};
+use hookonce_e2e::Resp;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 fn post(w: &Workerd, event: &Value) -> Resp {
-    let body = event.to_string();
-    let id = event["id"].as_str().unwrap();
-    let headers = standard_webhooks_headers(&cockpit_secret(), id, unix_now(), body.as_bytes());
-    w.post("/webhooks/cockpit", &headers, body)
+    w.deliver_cockpit(event)
 }
 
-/// The entity objects' databases (not the namespace's `metadata.sqlite`).
 fn entity_files(w: &Workerd) -> Vec<PathBuf> {
-    let dir = w.storage_dir().join("hookonce-e2e-entity");
-    std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
-        .filter(|p| !p.ends_with("metadata.sqlite"))
-        .collect()
+    w.entity_files()
 }
 
 /// `type name` of the ledger, the claim and the outbox (and its index), by name.
