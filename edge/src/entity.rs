@@ -312,8 +312,12 @@ impl EntityObject {
             self.readable()?;
         }
         let sql = self.state.storage().sql();
-        let known = self.version.borrow().clone();
-        if let Some(decision) = decide_unread(d, known.as_ref().map(Option::as_ref), plan, now) {
+        // Borrowed, not cloned: the decision borrows only from the delivery.
+        let unread = {
+            let known = self.version.borrow();
+            decide_unread(d, known.as_ref().map(Option::as_ref), plan, now)
+        };
+        if let Some(decision) = unread {
             let unit = self.transaction_or_undo(|| {
                 let mut rows = 0;
                 for write in decision.writes() {

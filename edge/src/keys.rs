@@ -199,7 +199,7 @@ impl KeyObject {
             ],
         )?;
         let body = hookonce_core::pack(&accepted.envelope);
-        sql::store_body(sql, (&accepted.message_id, None, &body), now)?;
+        sql::store_body(sql, &accepted.message_id, None, &body, now)?;
         sql::enqueue(
             sql,
             &accepted.message_id,

@@ -426,10 +426,7 @@ pub fn execute(
             event_id,
             headers,
             body,
-        } => {
-            let body = (event_id.as_str(), headers.as_deref(), body);
-            return store_body(sql, body, now).map(Some);
-        }
+        } => return store_body(sql, event_id.as_str(), headers.as_deref(), body, now).map(Some),
         Write::Enqueue { event_id, source } => {
             return enqueue(sql, event_id.as_str(), source, None, now).map(Some);
         }
@@ -457,12 +454,13 @@ pub fn execute(
     Ok(Some(cursor.rows_written()))
 }
 
-/// Keeps a packed body of an event (its id, the headers to read it with, if any, and the
-/// body) for replay and the outbox. The event's record and outbox row, written next,
-/// point at it.
+/// Keeps a packed body (and the headers to read it with, if any) for replay and the
+/// outbox. The event's record and outbox row, written next, point at it.
 pub fn store_body(
     sql: &SqlStorage,
-    (event_id, headers, body): (&str, Option<&str>, &Packed<'_>),
+    event_id: &str,
+    headers: Option<&str>,
+    body: &Packed<'_>,
     now: UnixSeconds,
 ) -> worker::Result<usize> {
     Ok(sql
