@@ -5,7 +5,7 @@
 use hookonce_core::{decision_log, DecisionLog, Event, FeedOutcome, LogLevel, Note, UnixSeconds};
 use serde::Serialize;
 use serde_json::json;
-use worker::{Response, Result};
+use worker::{web_sys, Result};
 
 use crate::internal::OUTCOME_HEADER;
 use crate::problem;
@@ -33,13 +33,14 @@ struct Answered<'a> {
 }
 
 /// The answer to the provider: `200` for applied, duplicate and stale alike (a provider
-/// must never retry a duplicate), `409` with `Retry-After` while the entity is held.
+/// must never retry a duplicate), `409` with `Retry-After` while the entity is held. As
+/// the runtime's `Response`: the Worker passes it on unconverted.
 pub fn respond(
     source: &str,
     event: &Event,
     said: Said,
     retry_after: Option<u64>,
-) -> Result<Response> {
+) -> Result<web_sys::Response> {
     let body = Answered {
         entity: event.entity().map(|e| e.as_str()),
         event_id: event.id().as_str(),
@@ -49,16 +50,20 @@ pub fn respond(
         rows_written: said.rows_written,
         source,
     };
-    let resp = match retry_after {
-        Some(secs) => {
-            let detail =
-                format!("another event of this entity is being forwarded; retry in {secs} s");
-            let resp = problem::IN_FLIGHT.respond_with(&detail, json!(body))?;
-            http::with_header(resp, "retry-after", &secs.max(1).to_string())?
-        }
-        None => problem::bytes_response(200, serde_json::to_vec(&body)?, "application/json")?,
+    let Some(secs) = retry_after else {
+        return http::runtime_response(
+            200,
+            &serde_json::to_vec(&body)?,
+            &[
+                ("content-type", "application/json"),
+                (OUTCOME_HEADER, said.label),
+            ],
+        );
     };
-    http::with_header(resp, OUTCOME_HEADER, said.label)
+    let detail = format!("another event of this entity is being forwarded; retry in {secs} s");
+    let resp = problem::IN_FLIGHT.respond_with(&detail, json!(body))?;
+    let resp = http::with_header(resp, "retry-after", &secs.max(1).to_string())?;
+    http::with_header(resp, OUTCOME_HEADER, said.label).map(Into::into)
 }
 
 /// Logs the decision; the feed note for it, if the feed keeps such decisions.

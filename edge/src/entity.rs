@@ -18,7 +18,7 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use worker::{Env, Request, Response, Result, SqlStorage, State};
+use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
 use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
@@ -85,11 +85,14 @@ impl EntityObject {
         Ok(())
     }
 
-    async fn fetch(&self, req: Request) -> Result<Response> {
-        let url = req.inner().url();
+    /// A delivery's answer is made as the runtime's `Response`; the rest are converted.
+    async fn fetch(&self, req: web_sys::Request) -> Result<web_sys::Response> {
+        let url = req.url();
         let (path, query) = split_url(&url);
         let Some(op) = Op::parse(path, query) else {
-            return problem::NOT_FOUND.respond("no such entity operation");
+            return problem::NOT_FOUND
+                .respond("no such entity operation")
+                .map(Into::into);
         };
         // A delivery reads the ledger or the claim only when it needs them (`run`); every
         // other operation may read any of the three.
@@ -97,8 +100,8 @@ impl EntityObject {
             self.readable()?;
         }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
-        match op {
-            Op::Ingest => self.ingest(req).await,
+        let made = match op {
+            Op::Ingest => return self.ingest(&req).await,
             Op::Entity(before) => match before.as_deref().map(EntityCursor::decode).transpose() {
                 Ok(before) => self.entity(before.as_ref()),
                 Err(e) => problem::BAD_REQUEST.respond(e),
@@ -122,7 +125,8 @@ impl EntityObject {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-        }
+        };
+        made.map(Into::into)
     }
 
     async fn alarm(&self) -> Result<Response> {
@@ -159,16 +163,20 @@ struct Handled {
 }
 
 impl EntityObject {
-    async fn ingest(&self, mut req: Request) -> Result<Response> {
-        let bytes = req.bytes().await?;
+    async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
+        let made = |r: Result<Response>| r.map(Into::into);
+        let bytes = match http::body(req).await {
+            Ok(bytes) => bytes,
+            Err(problem) => return made(problem),
+        };
         let handoff = match decode_handoff(&bytes) {
             Ok(h) => h,
-            Err(e) => return problem::BAD_REQUEST.respond(e),
+            Err(e) => return made(problem::BAD_REQUEST.respond(e)),
         };
         let config = sources::load(&self.env);
         let (loaded, source) = match sources::lookup(&config, &handoff.source) {
             Ok(found) => found,
-            Err(problem) => return problem,
+            Err(problem) => return made(problem),
         };
         self.process(
             loaded,
@@ -188,14 +196,14 @@ impl EntityObject {
         source: &Source,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<Response> {
+    ) -> Result<web_sys::Response> {
         let verified = match source.verifier.verify(headers, body, clock::now()) {
             Ok(v) => v,
-            Err(e) => return problem::BAD_SIGNATURE.respond(e),
+            Err(e) => return problem::BAD_SIGNATURE.respond(e).map(Into::into),
         };
         let event = match Event::parse(&verified, headers, &source.config.shape) {
             Ok(e) => e,
-            Err(e) => return problem::BAD_EVENT.respond(e),
+            Err(e) => return problem::BAD_EVENT.respond(e).map(Into::into),
         };
         self.process(loaded, source, &event, headers, body).await
     }
@@ -209,7 +217,7 @@ impl EntityObject {
         event: &Event,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<Response> {
+    ) -> Result<web_sys::Response> {
         let now = clock::now();
         let started = clock::millis();
         let delivery = Delivery {
@@ -248,7 +256,7 @@ impl EntityObject {
                 );
                 let resp = problem::BAD_GATEWAY
                     .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
-                http::with_header(resp, OUTCOME_HEADER, "released")
+                http::with_header(resp, OUTCOME_HEADER, "released").map(Into::into)
             }
         }
     }
@@ -730,7 +738,7 @@ impl EntityObject {
             &json!({
                 "event_id": id.as_str(),
                 "outcome": outcome,
-                "status": resp.status_code(),
+                "status": resp.status(),
                 "changed": before != after,
             }),
             "application/json",
@@ -790,7 +798,7 @@ impl EntityObject {
     }
 }
 
-fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<Response> {
+fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<web_sys::Response> {
     let said = answer::Said {
         label: handled.label,
         rows_written: handled.rows_written,

@@ -8,7 +8,7 @@ use hookonce_core::{
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
-use worker::{Env, Request, Response, Result, SqlStorage, State};
+use worker::{web_sys, Env, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::FeedOp;
 use crate::problem::{self, json_response};
@@ -58,7 +58,8 @@ impl FeedObject {
         Self { state, env }
     }
 
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
+    async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
+        let mut req = Request::from(req);
         let url = req.inner().url();
         let (path, query) = split_url(&url);
         let Some(op) = FeedOp::parse(path, query) else {

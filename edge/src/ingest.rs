@@ -127,7 +127,7 @@ fn answer_copy(
             let _ = ctx.wait_until(&flush);
         }
     }
-    answer::respond(name, &a.event, said, None).map(Into::into)
+    answer::respond(name, &a.event, said, None)
 }
 
 /// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.

@@ -11,7 +11,7 @@ use hookonce_core::{
     Message, StoredResponse, UnixSeconds, PUBLISH_PATH, PUBLISH_SOURCE,
 };
 use serde::Deserialize;
-use worker::{Env, Headers, Request, Response, Result, SqlStorage, State};
+use worker::{web_sys, Env, Headers, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
 use crate::problem::json_response;
@@ -90,7 +90,8 @@ impl KeyObject {
         Self { state, env, armed }
     }
 
-    async fn fetch(&self, mut req: Request) -> Result<Response> {
+    async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
+        let mut req = Request::from(req);
         if req.path() == "/status" {
             return self.status();
         }

@@ -142,13 +142,14 @@ pub fn promise(
     })
 }
 
-/// The promise of an object method's response, for the runtime.
-pub fn respond(
-    future: impl Future<Output = worker::Result<worker::Response>> + 'static,
+/// The promise of an object method's response, for the runtime: workers-rs's `Response`
+/// (converted here) or the runtime's own (passed on as it is).
+pub fn respond<R: Into<worker::web_sys::Response>>(
+    future: impl Future<Output = worker::Result<R>> + 'static,
 ) -> js_sys::Promise {
     promise(async move {
-        let resp = future.await?;
-        Ok(worker::web_sys::Response::from(resp).into())
+        let resp: worker::web_sys::Response = future.await?.into();
+        Ok(resp.into())
     })
 }
 
@@ -180,7 +181,8 @@ pub fn hold_requests_until(
 
 /// Exports a Durable Object class to the runtime under `$class`: `$export` holds the
 /// object (`$object`, with inherent `new`, `fetch` and, when named, `alarm`), and each
-/// method the runtime calls runs on this module's executor.
+/// method the runtime calls runs on this module's executor. `fetch` takes the runtime's
+/// request as it is, and converts it only if it needs to.
 macro_rules! export_object {
     ($export:ident as $class:literal for $object:ident $(, $alarm:ident)?) => {
         #[wasm_bindgen::prelude::wasm_bindgen(js_name = $class)]
@@ -195,7 +197,7 @@ macro_rules! export_object {
 
             pub fn fetch(&self, req: worker::web_sys::Request) -> worker::js_sys::Promise {
                 let this = self.0.clone();
-                $crate::task::respond(async move { this.fetch(req.into()).await })
+                $crate::task::respond(async move { this.fetch(req).await })
             }
 
             $(

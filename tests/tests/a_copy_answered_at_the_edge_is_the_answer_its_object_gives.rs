@@ -31,6 +31,7 @@ fn a_copy_is_answered_alike_by_the_worker_and_by_the_object() {
     let by_object = [deliver(&w, &applied), deliver(&w, &stale)];
     for (edge, object) in at_edge.iter().zip(&by_object) {
         assert_eq!(answer(edge), answer(object), "{edge}\n{object}");
+        assert_eq!(edge.header("content-type"), Some("application/json"));
         assert_eq!(outcome(edge), "duplicate");
         assert_eq!(edge.json()["rows_written"], 0);
     }
