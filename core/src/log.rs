@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::outbox::Transition;
 
@@ -52,15 +52,29 @@ impl fmt::Display for LogLevel {
 pub struct LogRecord {
     /// The level it is printed at.
     pub level: LogLevel,
-    /// The record, with `level` and `msg` members.
-    pub fields: Value,
+    /// The record as one JSON object: `level`, `msg`, then its own members.
+    pub line: String,
 }
 
 impl LogRecord {
-    fn new(level: LogLevel, msg: &str, mut fields: Value) -> LogRecord {
-        fields["level"] = json!(level.as_str());
-        fields["msg"] = json!(msg);
-        LogRecord { level, fields }
+    /// Serialised straight from `fields`, with no JSON tree built first: a decision is
+    /// logged for every delivery.
+    fn new(level: LogLevel, msg: &str, fields: impl Serialize) -> LogRecord {
+        #[derive(Serialize)]
+        struct Line<'a, F> {
+            level: &'static str,
+            msg: &'a str,
+            #[serde(flatten)]
+            fields: F,
+        }
+        let line = Line {
+            level: level.as_str(),
+            msg,
+            fields,
+        };
+        // Only a map with keys that are not strings fails to serialise, and none is here.
+        let line = serde_json::to_string(&line).unwrap_or_default();
+        LogRecord { level, line }
     }
 
     /// Whether it is printed under `threshold`.
@@ -70,12 +84,14 @@ impl LogRecord {
 }
 
 /// What one decision came to.
+#[derive(Serialize)]
 pub struct DecisionLog<'a> {
     /// The source.
     pub source: &'a str,
     /// The event id.
     pub event_id: &'a str,
     /// The event type.
+    #[serde(rename = "type")]
     pub event_type: &'a str,
     /// The entity, if any.
     pub entity: Option<&'a str>,
@@ -89,19 +105,7 @@ pub struct DecisionLog<'a> {
 
 /// `{"msg":"decision", source, event_id, type, entity, outcome, rows_written, duration_ms}`.
 pub fn decision(d: &DecisionLog<'_>) -> LogRecord {
-    LogRecord::new(
-        LogLevel::Info,
-        "decision",
-        json!({
-            "source": d.source,
-            "event_id": d.event_id,
-            "type": d.event_type,
-            "entity": d.entity,
-            "outcome": d.outcome,
-            "rows_written": d.rows_written,
-            "duration_ms": d.duration_ms,
-        }),
-    )
+    LogRecord::new(LogLevel::Info, "decision", d)
 }
 
 /// `{"msg":"attempt", source, event_id, attempt, status, result, next_attempt_at}`: one per
@@ -124,18 +128,24 @@ pub fn attempt(source: &str, event_id: &str, t: &Transition) -> LogRecord {
     } else {
         LogLevel::Info
     };
-    LogRecord::new(
-        level,
-        "attempt",
-        json!({
-            "source": source,
-            "event_id": event_id,
-            "attempt": attempt,
-            "status": status.as_str(),
-            "result": result,
-            "next_attempt_at": next,
-        }),
-    )
+    #[derive(Serialize)]
+    struct Attempt<'a> {
+        source: &'a str,
+        event_id: &'a str,
+        attempt: u32,
+        status: &'static str,
+        result: &'a str,
+        next_attempt_at: Option<i64>,
+    }
+    let fields = Attempt {
+        source,
+        event_id,
+        attempt,
+        status: status.as_str(),
+        result,
+        next_attempt_at: next,
+    };
+    LogRecord::new(level, "attempt", fields)
 }
 
 /// `{"msg":"rejected", source, status, reason}`: a delivery refused before any entity saw
@@ -144,17 +154,30 @@ pub fn rejected(source: &str, status: u16, reason: &str) -> LogRecord {
     LogRecord::new(
         LogLevel::Info,
         "rejected",
-        json!({ "source": source, "status": status, "reason": reason }),
+        Rejected {
+            source,
+            status,
+            reason,
+        },
     )
+}
+
+#[derive(Serialize)]
+struct Rejected<'a> {
+    source: &'a str,
+    status: u16,
+    reason: &'a str,
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    source: &'a str,
+    error: &'a str,
 }
 
 /// `{"msg": msg, source, error}` at `error`: something off the path failed (a feed write).
 pub fn failure(msg: &str, source: &str, error: &str) -> LogRecord {
-    LogRecord::new(
-        LogLevel::Error,
-        msg,
-        json!({ "source": source, "error": error }),
-    )
+    LogRecord::new(LogLevel::Error, msg, Failure { source, error })
 }
 
 #[cfg(test)]
@@ -162,6 +185,11 @@ mod tests {
     use super::*;
     use crate::outbox::OutboxStatus;
     use crate::time::UnixSeconds;
+    use serde_json::Value;
+
+    fn fields(r: &LogRecord) -> Value {
+        serde_json::from_str(&r.line).unwrap()
+    }
 
     #[test]
     fn levels_parse_and_order() {
@@ -184,8 +212,8 @@ mod tests {
             rows_written: 3,
             duration_ms: 12,
         });
-        let mut keys: Vec<&str> = r
-            .fields
+        let fields = fields(&r);
+        let mut keys: Vec<&str> = fields
             .as_object()
             .unwrap()
             .keys()
@@ -206,7 +234,12 @@ mod tests {
                 "type"
             ]
         );
-        assert_eq!(r.fields["msg"], "decision");
+        assert_eq!(fields["msg"], "decision");
+        assert_eq!(fields["level"], "info");
+        assert_eq!(fields["type"], "t");
+        assert!(r
+            .line
+            .starts_with(r#"{"level":"info","msg":"decision","source":"cockpit""#));
     }
 
     #[test]
@@ -219,9 +252,10 @@ mod tests {
             result: "HTTP 500".into(),
         };
         let r = attempt("cockpit", "evt_1", &retry);
-        assert_eq!(r.fields["attempt"], 2);
-        assert_eq!(r.fields["status"], "pending");
-        assert_eq!(r.fields["next_attempt_at"], 20);
+        assert_eq!(fields(&r)["attempt"], 2);
+        assert_eq!(fields(&r)["status"], "pending");
+        assert_eq!(fields(&r)["next_attempt_at"], 20);
+        assert_eq!(fields(&r)["result"], "HTTP 500");
         let dead = Transition::Finish {
             seq: 1,
             status: OutboxStatus::Dead,
@@ -232,6 +266,7 @@ mod tests {
         };
         let r = attempt("cockpit", "evt_1", &dead);
         assert_eq!(r.level, LogLevel::Error);
-        assert_eq!(r.fields["next_attempt_at"], Value::Null);
+        assert_eq!(fields(&r)["next_attempt_at"], Value::Null);
+        assert_eq!(fields(&r)["level"], "error");
     }
 }

@@ -2,14 +2,17 @@
 //! json` and Workers Logs. A leaf: what a record says is core's (`hookonce_core::log`).
 
 use hookonce_core::{LogLevel, LogRecord};
+use wasm_bindgen::JsValue;
+use worker::web_sys::console;
 
 /// Prints `record` if `threshold` (`HOOKONCE_LOG`) lets it through.
 pub fn emit(threshold: LogLevel, record: LogRecord) {
     if !record.enabled(threshold) {
         return;
     }
+    let line = JsValue::from_str(&record.line);
     match record.level {
-        LogLevel::Error => worker::console_error!("{}", record.fields),
-        LogLevel::Info | LogLevel::Debug => worker::console_log!("{}", record.fields),
+        LogLevel::Error => console::error_1(&line),
+        LogLevel::Info | LogLevel::Debug => console::log_1(&line),
     }
 }
