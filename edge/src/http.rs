@@ -45,21 +45,18 @@ pub fn bearer<'t>(req: &Request, tokens: impl IntoIterator<Item = &'t str>) -> O
         .find(|t| constant_time_eq(t.as_bytes(), presented.as_bytes()))
 }
 
-/// The runtime's own `Response` of `body`, with `status` and `headers`: one constructor
-/// call. Built through workers-rs, the same answer makes two `Headers` objects (one of
-/// them thrown away) and sets each header across the boundary before it is converted.
+/// The runtime's own `Response` of `body`, with `status` and a copy of `headers`: one
+/// constructor call. Built through workers-rs, the same answer makes two `Headers`
+/// objects (one of them thrown away) and sets each header across the boundary before it
+/// is converted.
 pub fn runtime_response(
     status: u16,
     body: &[u8],
-    headers: &[(&str, &str)],
+    headers: &web_sys::Headers,
 ) -> Result<web_sys::Response> {
-    let pairs: js_sys::Array = headers
-        .iter()
-        .map(|&(k, v)| js_sys::Array::of2(&k.into(), &v.into()))
-        .collect();
     let init = web_sys::ResponseInit::new();
     init.set_status(status);
-    init.set_headers(&pairs);
+    init.set_headers(headers);
     let body = js_sys::Uint8Array::from(body);
     Ok(web_sys::Response::new_with_opt_buffer_source_and_init(
         Some(&body),
