@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Where workerd's CPU goes per event, by the JavaScript or wasm call it is spent under: `perf`
+# samples the whole process (both cores, the runtime's C++ too) while one worker serves one
+# scenario, V8 names its JIT frames (--perf-basic-prof), and each sample is charged to the
+# innermost JS or wasm frame on its stack. So `__wbg_exec_…` is everything the runtime did
+# inside a `sql.exec` call (SQLite included), a wasm function is its own code, and
+# "(no JS frame)" is the runtime serving requests, promises and GC outside any call.
+#
+#   bash bench/perf.sh [hookonce|baseline|floor] [SCENARIO] [SECONDS]
+#
+# Defaults: hookonce, unique, 16 s of load, sampled from second 4 to 6 s before the end.
+# Prints µs of CPU per event for the top entries (PERF_TOP, 40), with the part spent in the
+# frame itself. wasm frames carry names only when the build kept its name section:
+#   CARGO_PROFILE_RELEASE_STRIP=false BENCH_BUILD_DIR=target/profile-build make build
+# (see bench/README.md). Needs root and perf (Debian: linux-perf). The map makes V8 a little
+# slower: compare profiles with each other, not with bench/run.sh.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+kind=${1:-hookonce} scenario=${2:-unique} seconds=${3:-16}
+build=${BENCH_BUILD_DIR:-$root/build}
+workerd=$root/node_modules/workerd/bin/workerd
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+command -v perf >/dev/null || { echo "perf.sh: needs perf (apt-get install linux-perf)" >&2; exit 2; }
+((seconds >= 8)) || { echo "perf.sh: SECONDS must be at least 8" >&2; exit 2; }
+. "$root/bench/lib.sh"
+bench_scratch perf
+cargo build -q --release -p hookonce-loadgen
+loadgen=$CARGO_TARGET_DIR/release/loadgen
+
+port=$((20000 + RANDOM % 20000))
+url=http://127.0.0.1:$port
+BENCH_V8_FLAGS=--perf-basic-prof bench/workerd-config.sh "$kind" "$port" "$tmp/w" "$build" >/dev/null
+"$workerd" serve "$tmp/w/config.capnp" >"$tmp/workerd.log" 2>&1 &
+pids+=($!)
+trap 'rm -f "/tmp/perf-${pids[0]}.map"; bench_cleanup' EXIT
+"$loadgen" --url "$url" --ready --timeout 60 >/dev/null
+"$loadgen" --url "$url" --scenario "$scenario" --seconds "$seconds" --concurrency "${BENCH_CONCURRENCY:-16}" \
+    --json --progress >"$tmp/load.json" 2>"$tmp/progress.txt" &
+load=$!
+# Steady state only: past the first objects and the JIT's first tier-up.
+sleep 4
+window=$((seconds - 6))
+perf record -q -F 4000 -g -p "${pids[0]}" -o "$tmp/perf.data" -- sleep "$window" 2>/dev/null
+wait "$load"
+perf script -i "$tmp/perf.data" -F ip,sym 2>/dev/null >"$tmp/script.txt"
+
+# Events in the window: the load generator's per-second counts for seconds 5 .. 4+window.
+python3 - "$tmp/script.txt" "$tmp/progress.txt" "$window" "$kind" "$scenario" "${PERF_TOP:-40}" <<'PY'
+import collections, re, sys
+script, progress, window, kind, scenario, top = sys.argv[1:7]
+window, top = int(window), int(top)
+per_second = [int(n) for n in re.findall(r"second \d+: (\d+) requests", open(progress).read())]
+events = sum(per_second[4:4 + window])
+samples, stack = [], []
+for line in open(script):
+    line = line.strip()
+    if not line:
+        if stack:
+            samples.append(stack)
+        stack = []
+        continue
+    stack.append(line.split(" ", 1)[1] if " " in line else "?")
+if stack:
+    samples.append(stack)
+
+def name(frame):
+    frame = re.sub(r"^JS:[*~^+']*", "", frame)
+    frame = re.sub(r"::h[0-9a-f]{16}", "", frame)
+    frame = re.sub(r"-\d+-(turbofan|liftoff|maglev|sparkplug)$", "", frame)
+    return re.sub(r" \S+\.js:\d+:\d+$", "", frame)
+
+under, own = collections.Counter(), collections.Counter()
+for s in samples:
+    i = next((i for i, f in enumerate(s) if f.startswith("JS:")), None)
+    key = "(no JS frame)" if i is None else name(s[i])
+    under[key] += 1
+    if i == 0:
+        own[key] += 1
+us = 1e6 / 4000 / max(events, 1)
+print(f"{kind}, {scenario}: {events} events in {window} s, {len(samples) * us:.0f} µs of CPU per event")
+print(f"{'µs/event':>9} {'own':>6}  innermost JS or wasm frame")
+for key, n in under.most_common(top):
+    print(f"{n * us:9.1f} {own[key] * us:6.1f}  {key[:110]}")
+PY
