@@ -368,10 +368,8 @@ impl EntityObject {
     /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
     /// known to be empty.
     fn transaction<T>(&self, mut f: impl FnMut() -> Result<T>) -> Result<T> {
-        match self.transaction_or_undo(|| f().map(Unit::Commit))? {
-            Unit::Commit(v) => Ok(v),
-            Unit::Undo => Err(worker::Error::from("transaction undone")),
-        }
+        self.transaction_or_undo(|| f().map(Unit::Commit))?
+            .committed()
     }
 
     /// `f` in one transaction that it may undo ([`sql::transaction_or_undo`]). A rollback

@@ -135,15 +135,22 @@ pub enum Unit<T> {
     Undo,
 }
 
+impl<T> Unit<T> {
+    /// The committed value; an undo is an error where the body never undoes.
+    pub fn committed(self) -> worker::Result<T> {
+        match self {
+            Unit::Commit(v) => Ok(v),
+            Unit::Undo => Err(worker::Error::from("transaction undone")),
+        }
+    }
+}
+
 /// Runs `f` as one atomic unit: all its writes commit, or none do.
 pub fn transaction<T>(
     state: &State,
     mut f: impl FnMut() -> worker::Result<T>,
 ) -> worker::Result<T> {
-    match transaction_or_undo(state, || f().map(Unit::Commit))? {
-        Unit::Commit(v) => Ok(v),
-        Unit::Undo => Err(worker::Error::from("transaction undone")),
-    }
+    transaction_or_undo(state, || f().map(Unit::Commit))?.committed()
 }
 
 /// [`transaction`], where `f` may also end the unit by undoing all it wrote.
