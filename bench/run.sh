@@ -6,9 +6,12 @@
 # bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
-#                                      # floor); ~9 min (20 s per scenario and worker)
-#   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 s per scenario), for CI
-# Knobs: BENCH_SECONDS (20), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
+#                                      # floor); ~27 min (3 rounds of 20 s per scenario and worker)
+#   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 round of 1 s per scenario), for CI
+# Each scenario runs BENCH_ROUNDS rounds; in each round every worker runs once, in an order
+# that rotates from round to round, so drift on a shared machine hits all alike. The table
+# gives the median round, and each ratio is the median of the rounds' ratios (report.rs).
+# Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (20, per round), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
 # BENCH_STORAGE_DIR (where workerd keeps Durable Object SQLite files; /dev/shm if writable).
 # Without a hookonce build the hookonce column is left empty and the rest still runs.
 #
@@ -21,7 +24,9 @@ cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 quick=${BENCH_QUICK:-0}
 seconds=${BENCH_SECONDS:-20}
-[[ $quick == 1 ]] && seconds=1
+rounds=${BENCH_ROUNDS:-3}
+[[ $quick == 1 ]] && seconds=1 rounds=1
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_ROUNDS must be a positive number" >&2; exit 2; }
 concurrency=${BENCH_CONCURRENCY:-16}
 build=${BENCH_BUILD_DIR:-$root/build}
 workerd=$root/node_modules/.bin/workerd
@@ -125,32 +130,51 @@ done
 
 # The entity objects' SQLite files under a workerd state DIR; each run's entities are new.
 objects() { find "$1/do/hookonce-bench-entity" -name '*.sqlite' ! -name metadata.sqlite | sort; }
-# Runs scenario $2 against URL $3 into $raw/load-$1.json; for a stored scenario, measures
-# the objects it created under DIR $4 into $raw/storage-$1.json (extra args: bench-storage's).
-load() {
-    local name=$1 s=$2 at=$3 dir=$4
-    shift 4
-    objects "$dir" >"$raw/objects-before"
-    "$loadgen" --url "$at" --scenario "$s" --seconds "$seconds" \
-        --concurrency "$concurrency" --json >"$raw/load-$name.json" || return
-    [[ " ${stored[*]} " == *" $s "* ]] || return 0
-    objects "$dir" | comm -13 "$raw/objects-before" - >"$raw/objects-$name.txt" || return
+# Runs scenario $2 against URL $3 into $raw/load-$1.json.
+run_load() {
+    "$loadgen" --url "$2" --scenario "$1" --seconds "$seconds" \
+        --concurrency "$concurrency" --json >"$raw/load-$3.json"
+}
+# Measures the objects created under DIR $2 since $raw/objects-before-$1 into
+# $raw/storage-$1.json (extra args: bench-storage's).
+measure_objects() {
+    local name=$1 dir=$2
+    shift 2
+    objects "$dir" | comm -13 "$raw/objects-before-$name" - >"$raw/objects-$name.txt" || return
     mapfile -t files <"$raw/objects-$name.txt"
     "$measure" "$@" "${files[@]}" >"$raw/storage-$name.json"
 }
+# One run of scenario $2 against URL $3 (state DIR $4) as $raw/load-$1.json, then its
+# objects measured, for a stored scenario.
+load() {
+    local name=$1 s=$2 at=$3 dir=$4
+    shift 4
+    objects "$dir" >"$raw/objects-before-$name"
+    run_load "$s" "$at" "$name" || return
+    [[ " ${stored[*]} " == *" $s "* ]] || return 0
+    measure_objects "$name" "$dir" "$@"
+}
 
-# 5. Load: per scenario, each worker in turn, so drift on a shared machine hits all alike.
+# 5. Load: per scenario, $rounds rounds; in each, every worker once, the order rotating.
 for s in "${scenarios[@]}"; do
     for w in "${workers[@]}"; do
-        step "5/6 load: $s on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
-        if [[ $w == floor* ]]; then
-            # It stores nothing: load only.
-            "$loadgen" --url "${url[$w]}" --scenario "$s" --seconds "$seconds" \
-                --concurrency "$concurrency" --json >"$raw/load-$w-$s.json"
-            continue
-        fi
-        load "$w-$s" "$s" "${url[$w]}" "$tmp/$w" || die "measuring $w's storage failed"
+        [[ $w == floor* ]] || objects "$tmp/$w" >"$raw/objects-before-$w-$s"
     done
+    for ((r = 1; r <= rounds; r++)); do
+        n=${#workers[@]}
+        for ((i = 0; i < n; i++)); do
+            w=${workers[$(((i + r - 1) % n))]}
+            step "5/6 load: $s round $r/$rounds on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
+            run_load "$s" "${url[$w]}" "$w-$s-r$r" || die "loading $w failed"
+        done
+    done
+    # The bytes of every object the rounds created, over the events they all recorded.
+    if [[ " ${stored[*]} " == *" $s "* ]]; then
+        for w in "${workers[@]}"; do
+            [[ $w == floor* ]] && continue  # it stores nothing
+            measure_objects "$w-$s" "$tmp/$w" || die "measuring $w's storage failed"
+        done
+    fi
 done
 
 # 6. Storage once bodies are pruned: hookonce on a workerd of its own that keeps bodies
@@ -174,10 +198,11 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 cmd="bash bench/run.sh"
 [[ $quick == 1 ]] && cmd="BENCH_QUICK=1 $cmd"
 [[ -n ${BENCH_SECONDS:-} && $quick != 1 ]] && cmd="BENCH_SECONDS=$seconds $cmd"
-printf '{"date":%s,"machine":%s,"command":%s,"seconds":"%s","concurrency":"%s","storage":%s,"note":%s}\n' \
+[[ -n ${BENCH_ROUNDS:-} && $quick != 1 ]] && cmd="BENCH_ROUNDS=$rounds $cmd"
+printf '{"date":%s,"machine":%s,"command":%s,"seconds":"%s","rounds":"%s","concurrency":"%s","storage":%s,"note":%s}\n' \
     "$(json_str "$(date -u '+%Y-%m-%d %H:%M UTC')")" \
     "$(json_str "${cpu:-unknown CPU}, $(nproc) cores, $(uname -sr), workerd $("$workerd" --version | awk '{print $2}')")" \
-    "$(json_str "$cmd")" "$seconds" "$concurrency" "$(json_str "$storage_kind")" "$(json_str "$note")" \
+    "$(json_str "$cmd")" "$seconds" "$rounds" "$concurrency" "$(json_str "$storage_kind")" "$(json_str "$note")" \
     >"$raw/meta.json"
 
 status=0

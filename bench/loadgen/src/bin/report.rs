@@ -3,8 +3,9 @@
 //! ```text
 //! bench-report RAW_DIR CRITERION_DIR
 //! ```
-//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}.json`
-//! (also for the `floor` and `floor-rs` workers, when present), `storage-{worker}-{scenario}.json` and, for
+//! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}-r{N}.json`
+//! for each round N (also for the `floor` and `floor-rs` workers, when present),
+//! `storage-{worker}-{scenario}.json` and, for
 //! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json`; and the criterion
 //! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
@@ -35,6 +36,96 @@ fn read(path: &Path) -> Option<Value> {
     serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
 }
 
+/// One worker's rounds of one scenario: `load-{name}-r1.json`, `-r2` … in order, or the one
+/// `load-{name}.json` of a run without rounds (the pruned runs of step 6).
+struct Rounds(Vec<Value>);
+
+impl Rounds {
+    fn read(raw: &Path, name: &str) -> Option<Rounds> {
+        let mut runs: Vec<Value> = (1..)
+            .map_while(|r| read(&raw.join(format!("load-{name}-r{r}.json"))))
+            .collect();
+        if runs.is_empty() {
+            runs.extend(read(&raw.join(format!("load-{name}.json"))));
+        }
+        (!runs.is_empty()).then_some(Rounds(runs))
+    }
+
+    /// `f` of each round.
+    fn each(&self, f: impl Fn(&Value) -> Option<f64>) -> Vec<f64> {
+        self.0.iter().filter_map(f).collect()
+    }
+
+    fn events_per_sec(&self) -> Vec<f64> {
+        self.each(|r| r["events_per_sec"].as_f64())
+    }
+
+    fn p99(&self) -> Vec<f64> {
+        self.each(|r| r["latency_ms"]["p99"].as_f64())
+    }
+
+    /// The rounds as one run: the median round's rates and latencies; errors, outcomes and
+    /// rows written over all rounds.
+    fn merged(&self) -> Value {
+        let median_of = |f: &dyn Fn(&Value) -> Option<f64>| median(&self.each(f));
+        let mut m = self.0[0].clone();
+        m["events_per_sec"] = median_of(&|r| r["events_per_sec"].as_f64()).into();
+        for k in ["p50", "p99", "p999"] {
+            m["latency_ms"][k] = median_of(&|r| r["latency_ms"][k].as_f64()).into();
+        }
+        let sum = |f: &dyn Fn(&Value) -> Option<u64>| -> u64 { self.0.iter().filter_map(f).sum() };
+        m["errors"] = sum(&|r| r["errors"].as_u64()).into();
+        m["error_samples"] = self
+            .0
+            .iter()
+            .filter_map(|r| r["error_samples"].as_array())
+            .flatten()
+            .cloned()
+            .collect();
+        for o in OUTCOMES {
+            m["outcomes"][o] = sum(&|r| r["outcomes"][o].as_u64()).into();
+            let weighted: Vec<(f64, f64)> = self
+                .0
+                .iter()
+                .filter_map(|r| {
+                    let x = &r["rows_written"][o];
+                    Some((x["mean"].as_f64()?, x["answers"].as_f64()?))
+                })
+                .collect();
+            let answers: f64 = weighted.iter().map(|(_, n)| n).sum();
+            if answers > 0.0 {
+                let mean = weighted.iter().map(|(m, n)| m * n).sum::<f64>() / answers;
+                m["rows_written"][o] = serde_json::json!({ "mean": mean, "answers": answers });
+            }
+        }
+        m
+    }
+}
+
+/// The median; of an even count, the mean of the middle two.
+fn median(xs: &[f64]) -> Option<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+/// The median of the rounds' ratios `a[i] / b[i]`: each pair ran minutes apart at most, so
+/// drift on the machine cancels within a pair.
+fn paired(a: &[f64], b: &[f64]) -> Option<f64> {
+    let ratios: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter(|(_, b)| **b > 0.0)
+        .map(|(a, b)| a / b)
+        .collect();
+    median(&ratios)
+}
+
 /// `12345.6` → `12,346`; below 100, one decimal.
 fn num(x: f64) -> String {
     if x < 100.0 {
@@ -57,9 +148,13 @@ fn kib(bytes: f64) -> String {
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+        (Some(a), Some(b)) if b > 0.0 => times(Some(a / b)),
         _ => NA.into(),
     }
+}
+
+fn times(x: Option<f64>) -> String {
+    x.map_or(NA.into(), |x| format!("{x:.2}×"))
 }
 
 struct Table(String);
@@ -78,7 +173,8 @@ fn main() {
     };
     let (raw, criterion) = (Path::new(raw), Path::new(criterion));
     let meta = read(&raw.join("meta.json")).unwrap_or(Value::Null);
-    let load = |w: &str, s: Scenario| read(&raw.join(format!("load-{w}-{}.json", s.name())));
+    let rounds = |w: &str, s: Scenario| Rounds::read(raw, &format!("{w}-{}", s.name()));
+    let load = |w: &str, s: Scenario| rounds(w, s).map(|r| r.merged());
     let mut problems = Vec::new();
 
     let mut t = Table(String::new());
@@ -140,18 +236,23 @@ fn main() {
     ]);
 
     // 3-4. Load, per scenario.
+    let n_rounds = meta["rounds"].as_str().unwrap_or("1");
     let path = format!(
-        "workerd direct, c={}, {}s, DO storage on {}",
+        "workerd direct, c={}, {} rounds × {}s, DO storage on {}",
         meta["concurrency"].as_str().unwrap_or("?"),
+        n_rounds,
         meta["seconds"].as_str().unwrap_or("?"),
         meta["storage"].as_str().unwrap_or("?"),
     );
     for s in Scenario::ALL {
-        let runs: Vec<Option<Value>> = WORKERS.iter().map(|w| load(w, s)).collect();
-        let eps: Vec<Option<f64>> = runs
-            .iter()
-            .map(|r| r.as_ref()?["events_per_sec"].as_f64())
-            .collect();
+        let all: Vec<Option<Rounds>> = WORKERS.iter().map(|w| rounds(w, s)).collect();
+        let runs: Vec<Option<Value>> = all.iter().map(|r| r.as_ref().map(Rounds::merged)).collect();
+        let per_round =
+            |w: usize, f: fn(&Rounds) -> Vec<f64>| all[w].as_ref().map(f).unwrap_or_default();
+        let eps_rounds = [
+            per_round(0, Rounds::events_per_sec),
+            per_round(1, Rounds::events_per_sec),
+        ];
         let cell = |f: &dyn Fn(&Value) -> String| -> Vec<String> {
             runs.iter()
                 .map(|r| r.as_ref().map_or(NA.into(), f))
@@ -163,18 +264,19 @@ fn main() {
             &path,
             &e[0],
             &e[1],
-            &ratio(eps[0], eps[1]),
+            &times(paired(&eps_rounds[0], &eps_rounds[1])),
         ]);
         // The floors, under the same load: a JS Worker whose object answers at once, and
         // the same in Rust, talking to the runtime as the edge does.
-        let floor = |w| load(w, s).and_then(|r| r["events_per_sec"].as_f64());
+        let floor = |w| rounds(w, s).map(|r| r.events_per_sec());
         let js_floor = floor(FLOORS[0].0);
         for (w, name, what) in FLOORS {
-            let Some(f) = floor(w) else { continue };
-            let of = |x: Option<f64>| x.map_or(NA.into(), |x| format!("{:.2}", x / f));
+            let Some(f_rounds) = floor(w) else { continue };
+            let Some(f) = median(&f_rounds) else { continue };
+            let of = |x: &[f64]| paired(x, &f_rounds).map_or(NA.into(), |x| format!("{x:.2}"));
             // Every other floor, also as a fraction of the JS one.
-            let relative = match js_floor {
-                Some(js) if w != FLOORS[0].0 => format!(", {:.2} of the JS floor", f / js),
+            let relative = match js_floor.as_deref().and_then(|js| paired(&f_rounds, js)) {
+                Some(x) if w != FLOORS[0].0 => format!(", {x:.2} of the JS floor"),
                 _ => String::new(),
             };
             t.row([
@@ -184,8 +286,8 @@ fn main() {
                     num(f)
                 ),
                 &path,
-                &of(eps[0]),
-                &of(eps[1]),
+                &of(&eps_rounds[0]),
+                &of(&eps_rounds[1]),
                 NA,
             ]);
         }
@@ -194,16 +296,15 @@ fn main() {
             let ms = |k: &str| format!("{:.1}", l[k].as_f64().unwrap_or(0.0));
             format!("{} / {} / {}", ms("p50"), ms("p99"), ms("p999"))
         });
-        let p99: Vec<Option<f64>> = runs
-            .iter()
-            .map(|r| r.as_ref()?["latency_ms"]["p99"].as_f64())
-            .collect();
         t.row([
             &format!("`{}` latency p50 / p99 / p999 ms (ratio: p99)", s.name()),
             &path,
             &lat[0],
             &lat[1],
-            &ratio(p99[0], p99[1]),
+            &times(paired(
+                &per_round(0, Rounds::p99),
+                &per_round(1, Rounds::p99),
+            )),
         ]);
         let outcomes = cell(&|r| {
             let n = |k: &str| r["outcomes"][k].as_u64().unwrap_or(0).to_string();
@@ -268,7 +369,7 @@ fn main() {
     // they recorded (applied and stale; a duplicate records nothing).
     let per_event = |name: &str| -> Option<f64> {
         let bytes = read(&raw.join(format!("storage-{name}.json")))?["live_bytes"].as_f64()?;
-        let outcomes = &read(&raw.join(format!("load-{name}.json")))?["outcomes"];
+        let outcomes = &Rounds::read(raw, name)?.merged()["outcomes"];
         let events = ["applied", "stale"]
             .iter()
             .filter_map(|o| outcomes[o].as_f64())
@@ -361,4 +462,54 @@ fn capitalise(s: &str) -> String {
     let mut c = s.chars();
     c.next()
         .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(eps: f64, p99: f64, applied: u64, errors: u64) -> Value {
+        json!({
+            "events_per_sec": eps,
+            "latency_ms": { "p50": p99 / 4.0, "p99": p99, "p999": p99 * 2.0 },
+            "errors": errors,
+            "error_samples": if errors > 0 { json!(["timeout"]) } else { json!([]) },
+            "outcomes": { "applied": applied },
+            "rows_written": { "applied": { "mean": 3.0, "answers": applied } },
+        })
+    }
+
+    #[test]
+    fn the_median_of_an_odd_count_is_the_middle_and_of_an_even_count_the_mean_of_two() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn a_ratio_is_the_median_of_the_rounds_ratios_not_the_ratio_of_the_medians() {
+        // Round 2 ran while the machine was slow for both: its pair still says 1.0.
+        let a = [900.0, 500.0, 1100.0];
+        let b = [1000.0, 500.0, 1000.0];
+        assert_eq!(paired(&a, &b), Some(1.0));
+        assert_eq!(median(&a).zip(median(&b)).map(|(a, b)| a / b), Some(0.9));
+    }
+
+    #[test]
+    fn merged_rounds_give_the_median_rates_and_every_rounds_counts() {
+        let r = Rounds(vec![
+            run(1000.0, 30.0, 100, 0),
+            run(1200.0, 20.0, 120, 1),
+            run(1100.0, 40.0, 110, 0),
+        ]);
+        let m = r.merged();
+        assert_eq!(m["events_per_sec"], json!(1100.0));
+        assert_eq!(m["latency_ms"]["p99"], json!(30.0));
+        assert_eq!(m["errors"], json!(1));
+        assert_eq!(m["error_samples"], json!(["timeout"]));
+        assert_eq!(m["outcomes"]["applied"], json!(330));
+        assert_eq!(m["rows_written"]["applied"]["answers"], json!(330.0));
+        assert_eq!(m["rows_written"]["applied"]["mean"], json!(3.0));
+    }
 }
