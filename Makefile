@@ -33,15 +33,17 @@ WRANGLER := $(NODE) $(CURDIR)/node_modules/wrangler/bin/wrangler.js
 DEV_PORT ?= 8787
 CLIPPY_FLAGS ?= -D warnings
 
-# worker-build would download these; use the pinned, installed ones.
+# worker-build would download these; use the pinned, installed ones. NO_MINIFY: LEAN_SHIM
+# rewrites the bundle's entry (no Proxy per request; scripts/lean-shim.mjs), then minifies.
 BUILD_ENV := ESBUILD_BIN=$(NODE_BIN)/esbuild WASM_OPT_BIN=$(NODE_BIN)/wasm-opt \
-             WASM_BINDGEN_BIN=$(CARGO_HOME)/bin/wasm-bindgen
+             WASM_BINDGEN_BIN=$(CARGO_HOME)/bin/wasm-bindgen NO_MINIFY=1
+LEAN_SHIM := $(NODE_BIN)/node scripts/lean-shim.mjs
 
 BUNDLE  := build/index.js build/index_bg.wasm
 # The benchmark's Rust floor (bench/floor-rs), built as the worker is.
 FLOOR_RS := bench/out/floor-rs/index.js bench/out/floor-rs/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
-           Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml
+           Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml scripts/lean-shim.mjs
 
 .PHONY: setup build cli dev test bench chaos fuzz soak fmt fmt-check clippy
 
@@ -60,6 +62,7 @@ $(BUNDLE) &: $(SOURCES)
 	@log=$$(mktemp); \
 	if ! (cd edge && $(BUILD_ENV) worker-build --release --out-dir ../build) >$$log 2>&1; then \
 	  cat $$log >&2; rm -f $$log; echo "build: worker-build failed" >&2; exit 1; fi; \
+	$(LEAN_SHIM) build/index.js || { rm -f $$log build/index.js; exit 1; }; \
 	rm -f $$log
 	@touch $(BUNDLE)
 	@echo "build: build/index.js, build/index_bg.wasm ($$(( $$(stat -c %s build/index_bg.wasm) / 1024 )) KiB)"
@@ -87,10 +90,11 @@ test: setup build
 bench: setup build $(FLOOR_RS)
 	bash bench/run.sh
 
-$(FLOOR_RS) &: bench/floor-rs/src/lib.rs bench/floor-rs/Cargo.toml edge/src/task.rs Cargo.lock
+$(FLOOR_RS) &: bench/floor-rs/src/lib.rs bench/floor-rs/Cargo.toml edge/src/task.rs Cargo.lock scripts/lean-shim.mjs
 	@log=$$(mktemp); \
 	if ! (cd bench/floor-rs && $(BUILD_ENV) worker-build --release --out-dir ../out/floor-rs) >$$log 2>&1; then \
 	  cat $$log >&2; rm -f $$log; echo "bench: building bench/floor-rs failed" >&2; exit 1; fi; \
+	$(LEAN_SHIM) bench/out/floor-rs/index.js || { rm -f $$log bench/out/floor-rs/index.js; exit 1; }; \
 	rm -f $$log
 	@touch $(FLOOR_RS)
 
