@@ -6,7 +6,7 @@
 # bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
-#                                      # floor); ~27 min (3 rounds of 20 s per scenario and worker)
+#                                      # floor); ~25 min (3 rounds of 20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 round of 1 s per scenario), for CI
 # Each scenario runs BENCH_ROUNDS rounds; in each round every worker runs once, in an order
 # that rotates from round to round, so drift on a shared machine hits all alike. The table

@@ -49,8 +49,8 @@ for (const anchor of [
 }
 
 // The Worker's handlers: `Entrypoint.prototype.NAME = function NAME2(arg) { return
-// NAME.call(this, arg, this.env, this.ctx); };`, plus `start`, wasm-bindgen's start function,
-// which is no handler.
+// NAME.call(this, arg, this.env, this.ctx); };`. The only other member allowed is `start`
+// (`= start;`), wasm-bindgen's start function, which is no handler and is dropped.
 const handlers = [
   ...js.matchAll(
     /^Entrypoint\.prototype\.(\w+) = function \w+\(arg\) \{\n  return (\w+)\.call\(this, arg, this\.env, this\.ctx\);\n\};$/gm,
@@ -137,10 +137,7 @@ function leanHandler(handler) {
   };
 }
 var hookonce_default = {
-${handlers
-  .filter((h) => h.name !== "start")
-  .map((h) => `  ${h.name}: leanHandler(${h.target}),`)
-  .join("\n")}
+${handlers.map((h) => `  ${h.name}: leanHandler(${h.target}),`).join("\n")}
 };
 ${exported
   .filter(([, as]) => as !== "default")
