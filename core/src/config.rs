@@ -4,7 +4,7 @@
 //! `wrangler.toml`). A bad field fails the whole configuration: hookonce never falls back
 //! to accepting unsigned input.
 
-use std::collections::BTreeMap;
+use crate::small_map::SmallMap;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -51,7 +51,7 @@ pub enum Effect {
 /// Effects per event type, with a fallback (`"*"`, default `notify`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Effects {
-    by_type: BTreeMap<String, Effect>,
+    by_type: SmallMap<String, Effect>,
     fallback: Effect,
 }
 
@@ -199,7 +199,7 @@ impl std::error::Error for ConfigError {}
 
 /// All sources by name.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Sources(BTreeMap<String, SourceConfig>);
+pub struct Sources(SmallMap<String, SourceConfig>);
 
 impl Sources {
     /// Parses `{ "<name>": { …source… }, … }`.
@@ -207,7 +207,7 @@ impl Sources {
         let map = value
             .as_object()
             .ok_or_else(|| ConfigError::NotAnObject("sources".into()))?;
-        let mut out = BTreeMap::new();
+        let mut out = SmallMap::new();
         for (name, source) in map {
             let valid_name = !name.is_empty()
                 && name.len() <= 64
@@ -448,7 +448,7 @@ impl SourceConfig {
 
         let effects = match r.get("effects") {
             None => Effects {
-                by_type: BTreeMap::new(),
+                by_type: SmallMap::new(),
                 fallback: Effect::Notify,
             },
             Some(v) => parse_effects(&r.path("effects"), v)?,
@@ -582,7 +582,7 @@ fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
     let map = value
         .as_object()
         .ok_or_else(|| ConfigError::NotAnObject(at.to_owned()))?;
-    let mut by_type = BTreeMap::new();
+    let mut by_type = SmallMap::new();
     let mut fallback = Effect::Notify;
     for (event_type, spec) in map {
         let path = format!("{at}.{event_type}");

@@ -5,7 +5,7 @@
 //! [`Note`] after they have answered; [`admit`] turns a note, with what the store holds
 //! ([`FeedState`]), into the [`FeedWrite`]s to run, one statement each.
 
-use std::collections::BTreeMap;
+use crate::small_map::SmallMap;
 use std::fmt;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
@@ -59,7 +59,7 @@ impl Default for FeedPolicy {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FeedConfig {
     default: FeedPolicy,
-    by_source: BTreeMap<String, FeedPolicy>,
+    by_source: SmallMap<String, FeedPolicy>,
 }
 
 const VAR: &str = "HOOKONCE_FEED";
@@ -102,7 +102,7 @@ impl FeedConfig {
     /// every field is optional.
     pub fn from_json(v: &Value) -> Result<FeedConfig, ConfigError> {
         let default = policy_from(VAR, v, FeedPolicy::default())?;
-        let mut by_source = BTreeMap::new();
+        let mut by_source = SmallMap::new();
         if let Some(sources) = v.get("sources") {
             let at = format!("{VAR}.sources");
             let sources = sources

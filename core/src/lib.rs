@@ -90,6 +90,7 @@ mod retry;
 mod route;
 mod seen;
 mod sign;
+mod small_map;
 mod time;
 mod urls;
 mod verify;
@@ -166,4 +167,6 @@ pub use log::{
     rejected as rejected_log, DecisionLog, LogLevel, LogRecord,
 };
 
+// Time, and the small ordered map that configuration and the adapter's tables use.
+pub use small_map::SmallMap;
 pub use time::{CivilDate, Seconds, UnixSeconds};

@@ -8,10 +8,9 @@
 //! into an error of the delivery.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::time::Duration;
 
-use hookonce_core::{failure_log, LogLevel, Note, RejectWindow, UnixSeconds};
+use hookonce_core::{failure_log, LogLevel, Note, RejectWindow, SmallMap, UnixSeconds};
 use worker::{js_sys, Delay, Env, Headers};
 
 use crate::internal::{FeedOp, FEED_BINDING};
@@ -30,7 +29,7 @@ const QUEUE_MAX: usize = 10_000;
 
 #[derive(Default)]
 struct Queue {
-    notes: BTreeMap<String, Vec<Note>>,
+    notes: SmallMap<String, Vec<Note>>,
     len: usize,
     flushing: bool,
 }
@@ -53,7 +52,7 @@ pub fn post(env: &Env, source: String, note: Note, log: LogLevel) -> Option<js_s
                 failure_log("feed_note_dropped", &source, "the queue is full"),
             );
         } else {
-            q.notes.entry(source).or_default().push(note);
+            q.notes.get_or_insert_with(source, Vec::new).push(note);
             q.len += 1;
         }
         !std::mem::replace(&mut q.flushing, true)
@@ -118,8 +117,8 @@ async fn send(env: &Env, source: &str, batch: &[Note], log: LogLevel) {
 
 thread_local! {
     /// Per source: this isolate's rejected-request window, and how many it did not pass on.
-    static REJECTED: RefCell<BTreeMap<String, (RejectWindow, u32)>> =
-        const { RefCell::new(BTreeMap::new()) };
+    static REJECTED: RefCell<SmallMap<String, (RejectWindow, u32)>> =
+        const { RefCell::new(SmallMap::new()) };
 }
 
 /// The note for a rejected delivery, if this isolate's sample lets it through; otherwise
@@ -134,7 +133,7 @@ pub fn rejected(
 ) -> Option<Note> {
     REJECTED.with(|m| {
         let mut m = m.borrow_mut();
-        let (window, skipped) = m.entry(source.to_owned()).or_default();
+        let (window, skipped) = m.get_or_insert_with(source.to_owned(), Default::default);
         let (admitted, next) = window.admit(now, per_minute, 0);
         *window = next;
         if !admitted {

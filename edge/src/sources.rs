@@ -4,11 +4,10 @@
 //! hookonce never falls back to accepting unsigned input.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use hookonce_core::{
-    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret,
+    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SmallMap,
     SourceConfig, Sources, Verifier,
 };
 use worker::{Env, Response};
@@ -25,7 +24,7 @@ pub struct Source {
 
 /// Everything the adapter needs from its configuration.
 pub struct Loaded {
-    pub sources: BTreeMap<String, Source>,
+    pub sources: SmallMap<String, Source>,
     /// hookonce's own Standard Webhooks secret, for signing what it forwards.
     pub forward_secret: Option<Secret>,
     /// Bearer token for the read and admin APIs.
@@ -87,7 +86,7 @@ fn parse(env: &Env) -> Result<Loaded, String> {
         .object_var("HOOKONCE_SOURCES")
         .map_err(|_| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
     let sources = Sources::from_json(&raw).map_err(|e: ConfigError| e.to_string())?;
-    let mut out = BTreeMap::new();
+    let mut out = SmallMap::new();
     for config in sources.iter() {
         let mut secrets = Vec::new();
         for binding in &config.secrets {

@@ -15,12 +15,12 @@
 //! `blockConcurrencyWhile` ([`hold_requests_until`]) all run here.
 
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Wake, Waker};
 
+use hookonce_core::SmallMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, State};
@@ -37,7 +37,7 @@ struct Slot {
 }
 
 thread_local! {
-    static TASKS: RefCell<BTreeMap<u64, Slot>> = const { RefCell::new(BTreeMap::new()) };
+    static TASKS: RefCell<SmallMap<u64, Slot>> = const { RefCell::new(SmallMap::new()) };
     static NEXT: Cell<u64> = const { Cell::new(0) };
     /// The one function every queued microtask calls, with its task's id.
     static RUN: Closure<dyn FnMut(f64)> = Closure::new(|id: f64| run(id as u64));
