@@ -10,7 +10,7 @@ use hookonce_core::{
     ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SmallMap,
     SourceConfig, Sources, Verifier,
 };
-use worker::{Env, Response};
+use worker::{js_sys, wasm_bindgen::JsValue, Env, Response};
 
 use crate::problem;
 
@@ -72,6 +72,18 @@ pub fn load(env: &Env) -> Rc<Result<Loaded, String>> {
     loaded
 }
 
+/// A JSON variable (`[vars]` table), read as its JSON text: serde_json parses it, where
+/// workers-rs's `object_var` would bring serde-wasm-bindgen's own `Value` deserializer
+/// into the wasm for these two reads. `None` if it is unset or not JSON.
+fn object_var(env: &Env, name: &str) -> Option<serde_json::Value> {
+    let raw = js_sys::Reflect::get(env, &JsValue::from_str(name)).ok()?;
+    if raw.is_undefined() {
+        return None;
+    }
+    let text = js_sys::JSON::stringify(&raw).ok()?.as_string()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// A text binding: a secret in production, a plain var from `.dev.vars` locally.
 pub fn text(env: &Env, name: &str) -> Option<String> {
     env.secret(name)
@@ -82,9 +94,8 @@ pub fn text(env: &Env, name: &str) -> Option<String> {
 }
 
 fn parse(env: &Env) -> Result<Loaded, String> {
-    let raw: serde_json::Value = env
-        .object_var("HOOKONCE_SOURCES")
-        .map_err(|_| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
+    let raw = object_var(env, "HOOKONCE_SOURCES")
+        .ok_or_else(|| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
     let sources = Sources::from_json(&raw).map_err(|e: ConfigError| e.to_string())?;
     let mut out = SmallMap::new();
     for config in sources.iter() {
@@ -160,10 +171,10 @@ fn parse(env: &Env) -> Result<Loaded, String> {
             .validate()
             .map_err(|e| format!("HOOKONCE_KEY_TTL_SECS: {e}"))?;
     }
-    let feed = match env.object_var::<serde_json::Value>("HOOKONCE_FEED") {
-        Ok(v) => FeedConfig::from_json(&v).map_err(|e| e.to_string())?,
-        Err(_) if text(env, "HOOKONCE_FEED").is_none() => FeedConfig::default(),
-        Err(_) => return Err("HOOKONCE_FEED: expected an object".to_owned()),
+    let feed = match object_var(env, "HOOKONCE_FEED") {
+        Some(v) => FeedConfig::from_json(&v).map_err(|e| e.to_string())?,
+        None if text(env, "HOOKONCE_FEED").is_none() => FeedConfig::default(),
+        None => return Err("HOOKONCE_FEED: expected an object".to_owned()),
     };
     let log = match text(env, "HOOKONCE_LOG") {
         None => LogLevel::default(),

@@ -682,7 +682,7 @@ pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> 
                 text(OutboxStatus::Dead.as_str()),
             ],
         )?
-        .to_array::<serde_json::Value>()?
+        .to_array::<serde::de::IgnoredAny>()?
         .len())
 }
 
@@ -749,7 +749,7 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
             vec![int(processed_before.0), int(i64::from(limit))],
         )?,
     };
-    Ok(deleted.to_array::<serde_json::Value>()?.len())
+    Ok(deleted.to_array::<serde::de::IgnoredAny>()?.len())
 }
 
 /// A BLOB column. SQL cursors hand BLOBs over as `ArrayBuffer`s, which serde-wasm-bindgen

@@ -56,3 +56,25 @@ fn missing_secrets_are_a_500_naming_the_bindings() {
         );
     }
 }
+
+#[test]
+fn sources_or_a_feed_variable_that_is_not_a_json_object_is_a_500_naming_it() {
+    let ev = cardholder_created(&new_id("evt"), "ch_cfg", &at(0), "Ada");
+    for (name, value, says) in [
+        (
+            "HOOKONCE_SOURCES",
+            serde_json::json!([COCKPIT]),
+            "sources: expected an object",
+        ),
+        (
+            "HOOKONCE_FEED",
+            serde_json::json!("often"),
+            "HOOKONCE_FEED: expected an object",
+        ),
+    ] {
+        let w = Worker::builder().var(name, value).start();
+        let r = deliver(&w, &ev);
+        let detail = assert_problem(&r, 500, "configuration");
+        assert!(detail.contains(says), "{name}: {r}");
+    }
+}
