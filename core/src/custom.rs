@@ -9,8 +9,7 @@
 
 use std::fmt;
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
+use crate::b64::STANDARD as BASE64;
 
 use crate::verify::{Scheme, Verified};
 
@@ -215,7 +214,7 @@ impl HmacSpec {
         match self.encoding {
             Encoding::Hex => crate::hex::decode_into(tag, &mut out).then_some(out),
             Encoding::Base64 => {
-                let bytes = BASE64.decode(tag).ok()?;
+                let bytes = BASE64.decode(tag)?;
                 bytes.try_into().ok()
             }
         }

@@ -8,8 +8,6 @@
 use crate::small_map::SmallMap;
 use std::fmt;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -553,11 +551,11 @@ impl FeedQuery {
 }
 
 fn encode(text: &str) -> String {
-    B64URL.encode(text)
+    crate::b64::URL_NO_PAD.encode(text)
 }
 
 fn decode(cursor: &str) -> Option<String> {
-    String::from_utf8(B64URL.decode(cursor).ok()?).ok()
+    String::from_utf8(crate::b64::URL_NO_PAD.decode(cursor)?).ok()
 }
 
 /// The cursor that pages back from the feed row `seq`: the rows older than it.

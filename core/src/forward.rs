@@ -2,8 +2,7 @@
 //! request (a URL and a service binding get the same request), and the message a queue
 //! gets, which carries those same headers and the body.
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
+use crate::b64::STANDARD as BASE64;
 use serde_json::{json, Map, Value};
 
 use crate::names::forwarded_key;

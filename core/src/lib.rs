@@ -70,6 +70,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+mod b64;
 mod config;
 mod custom;
 mod decide;

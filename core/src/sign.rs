@@ -2,8 +2,7 @@
 //! they send. Each function is the exact inverse of the matching [`crate::verify`] scheme and
 //! shares its MAC code, so the two cannot drift apart.
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
+use crate::b64::STANDARD as BASE64;
 use hmac::Mac;
 
 use crate::custom::{HmacSpec, Part};

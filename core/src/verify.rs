@@ -12,8 +12,7 @@
 
 use std::fmt;
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
+use crate::b64::{SECRET as SECRET_BASE64, STANDARD as BASE64};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
@@ -28,14 +27,6 @@ const WEBHOOK_TIMESTAMP: &str = "webhook-timestamp";
 const WEBHOOK_SIGNATURE: &str = "webhook-signature";
 const STRIPE_SIGNATURE: &str = "stripe-signature";
 const GITHUB_SIGNATURE: &str = "x-hub-signature-256";
-
-/// Standard base64 for secrets, padded or not: several of the official Standard Webhooks
-/// libraries print secrets without the trailing `=`.
-const SECRET_BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    base64::engine::GeneralPurposeConfig::new()
-        .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
-);
 
 /// Prefix Standard Webhooks puts in front of a base64 secret.
 const WHSEC_PREFIX: &str = "whsec_";
@@ -128,7 +119,7 @@ impl Scheme {
                 let b64 = s.strip_prefix(WHSEC_PREFIX).unwrap_or(s);
                 SECRET_BASE64
                     .decode(b64)
-                    .map_err(|_| VerifyError::MalformedSecret)?
+                    .ok_or(VerifyError::MalformedSecret)?
             }
             _ => s.as_bytes().to_vec(),
         };
@@ -521,15 +512,11 @@ fn check_tolerance(
 }
 
 fn decode_base64_tag(s: &str) -> Option<[u8; TAG_LEN]> {
-    // 44 padded base64 chars encode 32 bytes; the decoder wants room for its estimate (33).
+    // 44 padded base64 chars encode 32 bytes.
     if s.len() != 44 {
         return None;
     }
-    let mut buf = [0u8; TAG_LEN + 1];
-    match BASE64.decode_slice(s, &mut buf) {
-        Ok(TAG_LEN) => buf[..TAG_LEN].try_into().ok(),
-        _ => None,
-    }
+    BASE64.decode(s)?.try_into().ok()
 }
 
 fn decode_hex_tag(s: &str) -> Option<[u8; TAG_LEN]> {
