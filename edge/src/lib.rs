@@ -15,6 +15,11 @@
 //!   (one per publish token and Idempotency-Key) and [`FeedObject`] (one per source: its
 //!   feed and dead letters).
 
+/// talc, not the standard library's dlmalloc: 3.2 KB less of gzipped wasm.
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 mod answer;
 mod api;
 mod clock;
