@@ -20,8 +20,8 @@ enum Padding {
 /// An alphabet and its padding rules.
 pub(crate) struct Base64 {
     alphabet: &'static [u8; 64],
-    /// Each byte's value in the alphabet, or [`NOT_A_SYMBOL`].
-    sextets: [u8; 256],
+    /// Each byte's value in `alphabet`, or [`NOT_A_SYMBOL`].
+    sextets: &'static [u8; 256],
     /// Whether encoding pads.
     pad: bool,
     padding: Padding,
@@ -42,10 +42,13 @@ const fn sextets(alphabet: &[u8; 64]) -> [u8; 256] {
     table
 }
 
+static STANDARD_SEXTETS: [u8; 256] = sextets(STANDARD_ALPHABET);
+static URL_SEXTETS: [u8; 256] = sextets(URL_ALPHABET);
+
 /// RFC 4648 §4, padded: signatures and queued bodies.
 pub(crate) static STANDARD: Base64 = Base64 {
     alphabet: STANDARD_ALPHABET,
-    sextets: sextets(STANDARD_ALPHABET),
+    sextets: &STANDARD_SEXTETS,
     pad: true,
     padding: Padding::Canonical,
 };
@@ -54,7 +57,7 @@ pub(crate) static STANDARD: Base64 = Base64 {
 /// libraries print secrets without the trailing `=`.
 pub(crate) static SECRET: Base64 = Base64 {
     alphabet: STANDARD_ALPHABET,
-    sextets: sextets(STANDARD_ALPHABET),
+    sextets: &STANDARD_SEXTETS,
     pad: true,
     padding: Padding::Optional,
 };
@@ -62,7 +65,7 @@ pub(crate) static SECRET: Base64 = Base64 {
 /// RFC 4648 §5 without padding: opaque cursors in URLs.
 pub(crate) static URL_NO_PAD: Base64 = Base64 {
     alphabet: URL_ALPHABET,
-    sextets: sextets(URL_ALPHABET),
+    sextets: &URL_SEXTETS,
     pad: false,
     padding: Padding::Forbidden,
 };
@@ -91,6 +94,29 @@ impl Base64 {
 
     /// The bytes `text` encodes, or `None` if it is not this encoding's canonical form.
     pub(crate) fn decode(&self, text: &str) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
+        self.each_group(text, |bytes| out.extend_from_slice(bytes))?;
+        Some(out)
+    }
+
+    /// Fills `out` from `text`, without allocating (a signature, on every delivery); false
+    /// unless `text` is canonical and encodes exactly `out.len()` bytes.
+    pub(crate) fn decode_into(&self, text: &str, out: &mut [u8]) -> bool {
+        let mut filled = 0;
+        let canonical = self
+            .each_group(text, |bytes| {
+                if let Some(to) = out.get_mut(filled..filled + bytes.len()) {
+                    to.copy_from_slice(bytes);
+                }
+                filled += bytes.len();
+            })
+            .is_some();
+        canonical && filled == out.len()
+    }
+
+    /// Checks `text` and hands each group's bytes to `emit`, in order; `None` (after
+    /// emitting the groups before it) at the first thing that is not canonical.
+    fn each_group(&self, text: &str, mut emit: impl FnMut(&[u8])) -> Option<()> {
         let text = text.as_bytes();
         let symbols = text.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
         let pads = text.len() - symbols;
@@ -108,7 +134,6 @@ impl Base64 {
         if !padded {
             return None;
         }
-        let mut out = Vec::with_capacity(symbols / 4 * 3 + 2);
         for group in text[..symbols].chunks(4) {
             let mut n = 0u32;
             for (i, &c) in group.iter().enumerate() {
@@ -123,9 +148,9 @@ impl Base64 {
             if n & (0x00ff_ffff >> (8 * bytes)) != 0 {
                 return None;
             }
-            out.extend_from_slice(&n.to_be_bytes()[1..=bytes]);
+            emit(&n.to_be_bytes()[1..=bytes]);
         }
-        Some(out)
+        Some(())
     }
 }
 
@@ -216,6 +241,21 @@ mod tests {
             let text = String::from_utf8(text).unwrap();
             for (ours, theirs, name) in oracles() {
                 prop_assert_eq!(ours.decode(&text), theirs.decode(&text).ok(), "{} {:?}", name, text);
+            }
+        }
+
+        /// Into a buffer: the same bytes as `decode`, and only into one of exactly their length.
+        #[test]
+        fn decode_into_fills_exactly_what_decode_returns(
+            text in "[A-Za-z0-9+/=]{0,14}",
+            len in 0usize..12,
+        ) {
+            let mut out = vec![0u8; len];
+            let filled = STANDARD.decode_into(&text, &mut out);
+            let whole = STANDARD.decode(&text);
+            prop_assert_eq!(filled, whole.as_ref().is_some_and(|b| b.len() == len));
+            if filled {
+                prop_assert_eq!(Some(out), whole);
             }
         }
 

@@ -512,11 +512,8 @@ fn check_tolerance(
 }
 
 fn decode_base64_tag(s: &str) -> Option<[u8; TAG_LEN]> {
-    // 44 padded base64 chars encode 32 bytes.
-    if s.len() != 44 {
-        return None;
-    }
-    BASE64.decode(s)?.try_into().ok()
+    let mut tag = [0u8; TAG_LEN];
+    BASE64.decode_into(s, &mut tag).then_some(tag)
 }
 
 fn decode_hex_tag(s: &str) -> Option<[u8; TAG_LEN]> {

@@ -77,9 +77,7 @@ pub fn load(env: &Env) -> Rc<Result<Loaded, String>> {
 /// into the wasm for these two reads. `None` if it is unset or not JSON.
 fn object_var(env: &Env, name: &str) -> Option<serde_json::Value> {
     let raw = js_sys::Reflect::get(env, &JsValue::from_str(name)).ok()?;
-    if raw.is_undefined() {
-        return None;
-    }
+    // `JSON.stringify(undefined)` is `undefined`, not a string: an unset variable is `None`.
     let text = js_sys::JSON::stringify(&raw).ok()?.as_string()?;
     serde_json::from_str(&text).ok()
 }
