@@ -167,8 +167,12 @@ impl FeedOutcome {
 }
 
 /// What an entity object or the Worker tells a source's feed, after it has answered.
+///
+/// On the wire it is externally tagged (`{"delivery": {…}}`): an internally tagged enum
+/// is read through serde's buffering `Content` deserializer, a second copy of every
+/// field's deserializer (15.7 KB of wasm, 5.5 KB gzipped).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "note", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Note {
     /// A delivery reached a decision.
     Delivery {
@@ -883,7 +887,17 @@ mod tests {
         }
         assert!(serde_json::to_string(&delivery(1))
             .unwrap()
-            .contains(r#""note":"delivery""#));
+            .starts_with(r#"{"delivery":{"event_id":"#));
+        let dead = Note::Dead(DeadLetter {
+            entity: None,
+            event_id: "evt_1".into(),
+            attempts: 3,
+            last_result: "503".into(),
+            at: NOW.0,
+        });
+        let text = serde_json::to_string(&dead).unwrap();
+        assert!(text.starts_with(r#"{"dead":{"entity":null,"#), "{text}");
+        assert_eq!(serde_json::from_str::<Note>(&text).unwrap(), dead);
     }
 
     #[test]
