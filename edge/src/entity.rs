@@ -16,12 +16,12 @@ use hookonce_core::{
     EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
     ENTITY_EVENTS, ENTITY_OUTBOX,
 };
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
 use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
+use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::sql::{Guard, Optional, Unit, Views};
@@ -444,12 +444,13 @@ impl EntityObject {
 
     /// Notes the rows that died since `since` in the source's dead-letter list.
     fn note_dead_since(&self, loaded: &Loaded, since: UnixSeconds) -> Result<()> {
-        #[derive(Deserialize)]
-        struct Row {
-            event_id: String,
-            attempts: i64,
-            last_result: Option<String>,
-            done_at: i64,
+        row! {
+            struct Row {
+                event_id: String,
+                attempts: i64,
+                last_result: Option<String>,
+                done_at: i64,
+            }
         }
         let name = self.state.id().name().unwrap_or_default();
         let Some(source) = source_of(&name) else {
@@ -464,7 +465,7 @@ impl EntityObject {
                  WHERE status = ? AND done_at >= ?",
                 vec![sql::text(OutboxStatus::Dead.as_str()), sql::int(since.0)],
             )?
-            .to_array()?;
+            .all()?;
         for r in rows {
             let note = Note::Dead(DeadLetter {
                 entity: entity_of(&name).map(str::to_owned),
@@ -513,55 +514,57 @@ impl EntityObject {
     /// first, before `before` (core's `EntityCursor`); `cursor` in the answer pages on.
     fn entity(&self, before: Option<&EntityCursor>) -> Result<Response> {
         let sql = self.state.storage().sql();
-        #[derive(Deserialize)]
-        struct EntityRow {
-            state: String,
-            version_secs: i64,
-            version_nanos: i64,
-            version_event: String,
-            updated_at: i64,
+        row! {
+            struct EntityRow {
+                state: String,
+                version_secs: i64,
+                version_nanos: i64,
+                version_event: String,
+                updated_at: i64,
+            }
         }
         // The total as text: each amount is a safe integer, their sum need not be, and the
         // runtime hands integers to Rust as JavaScript numbers.
-        #[derive(Deserialize)]
-        struct Totals {
-            total: String,
-            entries: i64,
+        row! {
+            struct Totals {
+                total: String,
+                entries: i64,
+            }
         }
-        #[derive(Deserialize)]
-        struct LedgerRow {
-            event_id: String,
-            amount: i64,
-            recorded_at: i64,
+        row! {
+            struct LedgerRow {
+                event_id: String,
+                amount: i64,
+                recorded_at: i64,
+            }
         }
-        #[derive(Deserialize)]
-        struct EventRow {
-            event_id: String,
-            event_type: String,
-            outcome: String,
-            processed_at: i64,
+        row! {
+            struct EventRow {
+                event_id: String,
+                event_type: String,
+                outcome: String,
+                processed_at: i64,
+            }
         }
         let entity: Option<EntityRow> = sql
             .exec(
                 "SELECT state, version_secs, version_nanos, version_event, updated_at FROM entity WHERE id = 1",
                 None,
             )?
-            .to_array()?
-            .into_iter()
-            .next();
+            .first()?;
         let totals: Totals = sql
             .exec(
                 "SELECT CAST(COALESCE(SUM(amount), 0) AS TEXT) AS total, COUNT(*) AS entries FROM ledger",
                 None,
             )?
-            .one()?;
+            .single()?;
         let ledger: Vec<LedgerRow> = sql
             .exec_raw(
                 "SELECT event_id, amount, recorded_at FROM ledger
                  ORDER BY recorded_at DESC, event_id DESC LIMIT ?",
                 vec![sql::int(i64::from(ENTITY_EVENTS))],
             )?
-            .to_array()?;
+            .all()?;
         // A list the cursor marks as exhausted is not read again.
         let (events_from, outbox_from) = match before {
             // The first page: above every time and seq (a JavaScript-safe integer).
@@ -582,7 +585,7 @@ impl EntityObject {
                         sql::int(i64::from(ENTITY_EVENTS) + 1),
                     ],
                 )?
-                .to_array()?,
+                .all()?,
         };
         let mut outbox: Vec<sql::OutboxRow> = match outbox_from {
             None => Vec::new(),
@@ -594,7 +597,7 @@ impl EntityObject {
                     ),
                     vec![sql::int(seq), sql::int(i64::from(ENTITY_OUTBOX) + 1)],
                 )?
-                .to_array()?,
+                .all()?,
         };
         if before.is_none() && entity.is_none() && events.is_empty() {
             return problem::NOT_FOUND.respond("no events for this entity");
@@ -655,12 +658,13 @@ impl EntityObject {
     }
 
     fn event(&self, id: &EventId) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            event_type: String,
-            outcome: String,
-            created_at: Option<i64>,
-            processed_at: i64,
+        row! {
+            struct Row {
+                event_type: String,
+                outcome: String,
+                created_at: Option<i64>,
+                processed_at: i64,
+            }
         }
         let row: Option<Row> = self
             .state
@@ -669,9 +673,7 @@ impl EntityObject {
             .exec_raw(
                 "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?", vec![sql::text(id.as_str())],
             )?
-            .to_array()?
-            .into_iter()
-            .next();
+            .first()?;
         match row {
             None => problem::NOT_FOUND.respond(format!(
                 "event {id} has not been seen by this entity; an event about an entity is found with ?entity=<its key>"
@@ -746,9 +748,10 @@ impl EntityObject {
     /// A replay with no body to run: the event was never seen here, or it was and its body
     /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
     fn no_body(&self, id: &EventId) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            outcome: String,
+        row! {
+            struct Row {
+                outcome: String,
+            }
         }
         let seen: Option<Row> = self
             .state
@@ -758,9 +761,7 @@ impl EntityObject {
                 "SELECT outcome FROM events WHERE event_id = ?",
                 vec![sql::text(id.as_str())],
             )?
-            .to_array()?
-            .into_iter()
-            .next();
+            .first()?;
         problem::NOT_FOUND.respond(match seen {
             None => format!("no stored body for event {id}: this entity has not seen it"),
             Some(r) => format!(
@@ -775,9 +776,10 @@ impl EntityObject {
 
     /// Everything a replay could touch, to show that it touched nothing.
     fn fingerprint(&self) -> Result<String> {
-        #[derive(Deserialize)]
-        struct Row {
-            f: String,
+        row! {
+            struct Row {
+                f: String,
+            }
         }
         let row: Row = self
             .state
@@ -791,7 +793,7 @@ impl EntityObject {
                         COALESCE((SELECT state || '@' || updated_at FROM entity WHERE id = 1), '') AS f",
                 None,
             )?
-            .one()?;
+            .single()?;
         Ok(row.f)
     }
 }

@@ -6,12 +6,12 @@ use hookonce_core::{
     encode_component, feed_admit_batch, feed_cursor, next_cursor, split_url, FeedOutcome,
     FeedQuery, FeedRow, FeedState, FeedWrite, Note, RejectWindow,
 };
-use serde::Deserialize;
 use serde_json::{json, Value};
 use worker::{web_sys, Env, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::FeedOp;
 use crate::problem::{self, json_response};
+use crate::rows::{row, ReadRows};
 use crate::sql::{int, text};
 use crate::task::export_object;
 use crate::{clock, sources, sql};
@@ -104,12 +104,13 @@ fn opt_text(s: Option<&str>) -> wasm_bindgen::JsValue {
 }
 
 fn read_state(sql: &SqlStorage) -> Result<FeedState> {
-    #[derive(Deserialize)]
-    struct Row {
-        last_seq: i64,
-        minute: Option<i64>,
-        recorded: Option<i64>,
-        suppressed: Option<i64>,
+    row! {
+        struct Row {
+            last_seq: i64,
+            minute: Option<i64>,
+            recorded: Option<i64>,
+            suppressed: Option<i64>,
+        }
     }
     let r: Row = sql
         .exec(
@@ -118,7 +119,7 @@ fn read_state(sql: &SqlStorage) -> Result<FeedState> {
              FROM (SELECT 1) LEFT JOIN reject_window w ON w.id = 1",
             None,
         )?
-        .one()?;
+        .single()?;
     Ok(FeedState {
         last_seq: r.last_seq,
         window: RejectWindow {
@@ -210,17 +211,18 @@ fn entity_path(source: &str, entity: &str) -> String {
 
 impl FeedObject {
     fn events(&self, source: &str, q: &FeedQuery) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            seq: i64,
-            received_at: i64,
-            outcome: String,
-            event_id: Option<String>,
-            event_type: Option<String>,
-            entity: Option<String>,
-            rows_written: i64,
-            status: Option<i64>,
-            reason: Option<String>,
+        row! {
+            struct Row {
+                seq: i64,
+                received_at: i64,
+                outcome: String,
+                event_id: Option<String>,
+                event_type: Option<String>,
+                entity: Option<String>,
+                rows_written: i64,
+                status: Option<i64>,
+                reason: Option<String>,
+            }
         }
         let before = q.before.map_or(sql::NULL, int);
         let outcome = opt_text(q.outcome.map(FeedOutcome::as_str));
@@ -246,7 +248,7 @@ impl FeedObject {
                     int(i64::from(q.limit) + 1),
                 ],
             )?
-            .to_array()?;
+            .all()?;
         let returned = rows.len();
         let shown: Vec<FeedRow> = rows
             .into_iter()
@@ -302,13 +304,14 @@ impl FeedObject {
     }
 
     fn dead(&self, source: &str) -> Result<Response> {
-        #[derive(Deserialize)]
-        struct Row {
-            entity: String,
-            event_id: String,
-            attempts: i64,
-            last_result: String,
-            at: i64,
+        row! {
+            struct Row {
+                entity: String,
+                event_id: String,
+                attempts: i64,
+                last_result: String,
+                at: i64,
+            }
         }
         let rows: Vec<Row> = self
             .state
@@ -319,7 +322,7 @@ impl FeedObject {
                  ORDER BY at DESC, entity, event_id LIMIT 500",
                 None,
             )?
-            .to_array()?;
+            .all()?;
         let dead: Vec<Value> = rows
             .iter()
             .map(|r| {

@@ -10,11 +10,11 @@ use hookonce_core::{
     accept_message, decide_key, Accepted, Fingerprint, IdempotencyKey, KeyDecision, KeyState,
     Message, StoredResponse, UnixSeconds, PUBLISH_PATH, PUBLISH_SOURCE,
 };
-use serde::Deserialize;
 use worker::{web_sys, Env, Headers, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
 use crate::problem::json_response;
+use crate::rows::{row, ReadRows};
 use crate::sources::Loaded;
 use crate::task::export_object;
 use crate::{clock, outbox, problem, sources, sql};
@@ -38,29 +38,28 @@ CREATE TABLE IF NOT EXISTS messages (
 ";
 
 fn read_key(sql: &SqlStorage) -> Result<Option<KeyState>> {
-    #[derive(Deserialize)]
-    struct KeyRow {
-        fingerprint: String,
-        status: i64,
-        content_type: String,
-        response: sql::Blob,
-        expires_at: i64,
+    row! {
+        struct KeyRow {
+            fingerprint: String,
+            status: i64,
+            content_type: String,
+            response: Vec<u8>,
+            expires_at: i64,
+        }
     }
     let row: Option<KeyRow> = sql
         .exec(
             "SELECT fingerprint, status, content_type, response, expires_at FROM idem_key WHERE id = 1",
             None,
         )?
-        .to_array()?
-        .into_iter()
-        .next();
+        .first()?;
     Ok(row.and_then(|r| {
         Some(KeyState {
             fingerprint: Fingerprint::from_hex(&r.fingerprint).ok()?,
             response: StoredResponse {
                 status: u16::try_from(r.status).ok()?,
                 content_type: r.content_type,
-                body: r.response.0,
+                body: r.response,
             },
             expires_at: UnixSeconds(r.expires_at),
         })
@@ -221,9 +220,7 @@ impl KeyObject {
                 &format!("{} ORDER BY seq DESC LIMIT 1", sql::OUTBOX_ROWS),
                 None,
             )?
-            .to_array()?
-            .into_iter()
-            .next();
+            .first()?;
         match row {
             None => problem::NOT_FOUND.respond("no message was published under this key"),
             Some(r) => json_response(

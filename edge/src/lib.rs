@@ -34,6 +34,7 @@ mod notes;
 mod outbox;
 mod problem;
 mod publish;
+mod rows;
 mod schema;
 mod send;
 mod sources;

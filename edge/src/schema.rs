@@ -216,7 +216,7 @@ pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
 /// Every table, index and view an object's storage holds, one row each (`name`, `type`),
 /// for [`open`] and [`Views::except`].
 pub const SCHEMA_OBJECTS: &str =
-    "SELECT name, type FROM sqlite_master WHERE type IN ('table', 'index', 'view')";
+    "SELECT name, type AS kind FROM sqlite_master WHERE type IN ('table', 'index', 'view')";
 
 /// What an object's constructor does with its storage, from what [`open`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]

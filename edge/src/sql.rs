@@ -8,11 +8,11 @@ use hookonce_core::{
     unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome,
     Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
-use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};
 
+use crate::rows::{row, ReadRows, Row};
 use crate::schema::{
     self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN,
     IS_VIEW, SCHEMA_OBJECTS,
@@ -37,10 +37,11 @@ pub struct Opened {
 /// new object, creates what is missing and moves bodies kept under an earlier layout in an
 /// older one, and leaves a current one as it is.
 pub fn create(state: &State, schemas: &[&str]) -> Opened {
-    #[derive(Deserialize)]
-    struct Object {
-        name: String,
-        r#type: String,
+    row! {
+        struct Object {
+            name: String,
+            kind: String,
+        }
     }
     let sql = state.storage().sql();
     let unknown = Opened {
@@ -48,10 +49,10 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
         views: Views::ALL,
         named: false,
     };
-    let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.to_array()) {
+    let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.all()) {
         Ok(objects) => {
             let objects: Vec<Object> = objects;
-            let tables = objects.iter().filter(|o| o.r#type == "table");
+            let tables = objects.iter().filter(|o| o.kind == "table");
             let opened = |fresh| Opened {
                 fresh,
                 views: Views::except(tables.map(|o| o.name.as_str())),
@@ -204,12 +205,8 @@ fn opt_int(n: Option<i64>) -> JsValue {
     n.map_or(NULL, int)
 }
 
-fn first<T: for<'de> Deserialize<'de>>(
-    sql: &SqlStorage,
-    query: &str,
-    params: Vec<JsValue>,
-) -> worker::Result<Option<T>> {
-    Ok(sql.exec_raw(query, params)?.to_array()?.into_iter().next())
+fn first<R: Row>(sql: &SqlStorage, query: &str, params: Vec<JsValue>) -> worker::Result<Option<R>> {
+    sql.exec_raw(query, params)?.first()
 }
 
 fn version_of(secs: Option<i64>, nanos: Option<i64>, event: Option<String>) -> Option<Version> {
@@ -221,15 +218,16 @@ fn version_of(secs: Option<i64>, nanos: Option<i64>, event: Option<String>) -> O
 
 /// The entity's synchronous claim, if it was ever used.
 pub fn claim(sql: &SqlStorage) -> worker::Result<Option<Claim>> {
-    #[derive(Deserialize)]
-    struct Row {
-        holder: Option<String>,
-        until: Option<i64>,
-        newest_secs: Option<i64>,
-        newest_nanos: Option<i64>,
-        newest_event: Option<String>,
+    row! {
+        struct Claimed {
+            holder: Option<String>,
+            until: Option<i64>,
+            newest_secs: Option<i64>,
+            newest_nanos: Option<i64>,
+            newest_event: Option<String>,
+        }
     }
-    let row: Option<Row> = first(
+    let row: Option<Claimed> = first(
         sql,
         "SELECT holder, until, newest_secs, newest_nanos, newest_event FROM claim WHERE id = 1",
         vec![],
@@ -262,11 +260,12 @@ fn claim_of(holder: Option<String>, until: Option<i64>, newest: Option<Version>)
 /// in one column: each column costs a property read and a conversion across the runtime,
 /// while serde_json reads the array's values in order into `Row`'s fields in one pass.
 pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored> {
-    #[derive(Deserialize)]
-    struct Json {
-        row: String,
+    row! {
+        struct Json {
+            row: String,
+        }
     }
-    #[derive(Deserialize)]
+    #[derive(serde::Deserialize)]
     struct Row {
         outcome: Option<String>,
         in_ledger: i64,
@@ -286,7 +285,7 @@ pub fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Sto
             stored_query(ledger, claim, event.version().is_some()),
             vec![text(event.id().as_str())],
         )?
-        .one()?;
+        .single()?;
     let r: Row = serde_json::from_str(&json.row)
         .map_err(|e| worker::Error::RustError(format!("the stored row: {e}")))?;
     let record = r.outcome.as_deref().and_then(Outcome::parse);
@@ -507,9 +506,9 @@ pub fn enqueue(
 }
 
 /// A stored body, unpacked: `None` when the stored bytes do not decode (logged).
-fn unpacked(codec: i64, body: Blob) -> Option<Vec<u8>> {
-    match unpack(codec, &body.0) {
-        Ok(std::borrow::Cow::Borrowed(_)) => Some(body.0),
+fn unpacked(codec: i64, body: Vec<u8>) -> Option<Vec<u8>> {
+    match unpack(codec, &body) {
+        Ok(std::borrow::Cow::Borrowed(_)) => Some(body),
         Ok(std::borrow::Cow::Owned(bytes)) => Some(bytes),
         Err(e) => {
             worker::console_error!("hookonce: a kept body is unreadable: {e}");
@@ -523,13 +522,14 @@ pub fn body_of(
     sql: &SqlStorage,
     event_id: &EventId,
 ) -> worker::Result<Option<(Option<String>, Vec<u8>)>> {
-    #[derive(Deserialize)]
-    struct Row {
-        codec: i64,
-        headers: Option<String>,
-        body: Blob,
+    row! {
+        struct Kept {
+            codec: i64,
+            headers: Option<String>,
+            body: Vec<u8>,
+        }
     }
-    let row: Option<Row> = first(sql, BODY_OF_EVENT, vec![text(event_id.as_str())])?;
+    let row: Option<Kept> = first(sql, BODY_OF_EVENT, vec![text(event_id.as_str())])?;
     Ok(row.and_then(|r| Some((r.headers, unpacked(r.codec, r.body)?))))
 }
 
@@ -537,16 +537,17 @@ pub fn body_of(
 pub const OUTBOX_ROWS: &str =
     "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at FROM outbox";
 
-/// One outbox row as the read APIs show it ([`OUTBOX_ROWS`]).
-#[derive(Deserialize)]
-pub struct OutboxRow {
-    pub seq: i64,
-    pub event_id: String,
-    pub status: String,
-    pub attempts: i64,
-    pub next_attempt_at: i64,
-    pub last_result: Option<String>,
-    pub done_at: Option<i64>,
+row! {
+    /// One outbox row as the read APIs show it ([`OUTBOX_ROWS`]).
+    pub struct OutboxRow {
+        pub seq: i64,
+        pub event_id: String,
+        pub status: String,
+        pub attempts: i64,
+        pub next_attempt_at: i64,
+        pub last_result: Option<String>,
+        pub done_at: Option<i64>,
+    }
 }
 
 /// The head of the outbox: its first pending row, with what sending it needs.
@@ -560,19 +561,20 @@ pub struct Due {
 
 /// The first pending row, in `seq` order.
 pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
-    #[derive(Deserialize)]
-    struct Row {
-        seq: i64,
-        event_id: String,
-        source: String,
-        attempts: i64,
-        first_attempt_at: Option<i64>,
-        next_attempt_at: i64,
-        destination: Option<String>,
-        codec: Option<i64>,
-        body: Option<Blob>,
+    row! {
+        struct Pending {
+            seq: i64,
+            event_id: String,
+            source: String,
+            attempts: i64,
+            first_attempt_at: Option<i64>,
+            next_attempt_at: i64,
+            destination: Option<String>,
+            codec: Option<i64>,
+            body: Option<Vec<u8>>,
+        }
     }
-    let row: Option<Row> = first(
+    let row: Option<Pending> = first(
         sql,
         "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at, o.next_attempt_at,
                 o.destination, b.codec, b.body
@@ -608,10 +610,11 @@ pub struct Start {
 
 /// Reads [`Start`] in one statement; without `held`, `holds_rows` is true.
 pub fn start(sql: &SqlStorage, held: Option<&str>) -> worker::Result<Start> {
-    #[derive(Deserialize)]
-    struct Row {
-        at: Option<i64>,
-        held: i64,
+    row! {
+        struct Row {
+            at: Option<i64>,
+            held: i64,
+        }
     }
     let query = format!(
         "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at, ({}) AS held",
@@ -619,7 +622,7 @@ pub fn start(sql: &SqlStorage, held: Option<&str>) -> worker::Result<Start> {
     );
     let row: Row = sql
         .exec_raw(&query, vec![text(OutboxStatus::Pending.as_str())])?
-        .one()?;
+        .single()?;
     Ok(Start {
         due: row.at.map(UnixSeconds),
         holds_rows: row.held != 0,
@@ -672,29 +675,28 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
 /// Puts every dead row back in the queue, due at `at`; returns how many (counted from
 /// `RETURNING`: rows written count the status index's entries too).
 pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
-    Ok(sql
-        .exec_raw(
-            "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
+    sql.exec_raw(
+        "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
                next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
-            vec![
-                text(OutboxStatus::Pending.as_str()),
-                int(at.0),
-                text(OutboxStatus::Dead.as_str()),
-            ],
-        )?
-        .to_array::<serde::de::IgnoredAny>()?
-        .len())
+        vec![
+            text(OutboxStatus::Pending.as_str()),
+            int(at.0),
+            text(OutboxStatus::Dead.as_str()),
+        ],
+    )?
+    .count_rows()
 }
 
 /// What pruning needs to know: the oldest body, pending and delivered row.
 pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
-    #[derive(Deserialize)]
-    struct Row {
-        body: Option<i64>,
-        pending: Option<i64>,
-        delivered: Option<i64>,
+    row! {
+        struct Oldest {
+            body: Option<i64>,
+            pending: Option<i64>,
+            delivered: Option<i64>,
+        }
     }
-    let row: Option<Row> = first(
+    let row: Option<Oldest> = first(
         sql,
         "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
                 (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
@@ -749,39 +751,5 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
             vec![int(processed_before.0), int(i64::from(limit))],
         )?,
     };
-    Ok(deleted.to_array::<serde::de::IgnoredAny>()?.len())
-}
-
-/// A BLOB column. SQL cursors hand BLOBs over as `ArrayBuffer`s, which serde-wasm-bindgen
-/// presents as bytes, not as the sequence a plain `Vec<u8>` asks for.
-#[derive(Debug, Clone, Default)]
-pub struct Blob(pub Vec<u8>);
-
-impl<'de> Deserialize<'de> for Blob {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Blob;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a BLOB")
-            }
-            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Blob, E> {
-                Ok(Blob(v.to_vec()))
-            }
-            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Blob, E> {
-                Ok(Blob(v))
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Blob, E> {
-                Ok(Blob(v.as_bytes().to_vec()))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Blob, A::Error> {
-                let mut out = Vec::new();
-                while let Some(b) = seq.next_element::<u8>()? {
-                    out.push(b);
-                }
-                Ok(Blob(out))
-            }
-        }
-        d.deserialize_byte_buf(V)
-    }
+    deleted.count_rows()
 }
