@@ -159,23 +159,38 @@ pub fn transaction_or_undo<T>(
     state: &State,
     mut f: impl FnMut() -> worker::Result<Unit<T>>,
 ) -> worker::Result<Unit<T>> {
+    let mut out = None;
+    let committed = unit(state, &mut || {
+        Ok(match f()? {
+            Unit::Commit(v) => {
+                out = Some(v);
+                true
+            }
+            Unit::Undo => false,
+        })
+    })?;
+    match (committed, out) {
+        (true, Some(v)) => Ok(Unit::Commit(v)),
+        (true, None) => Err(worker::Error::from("transaction produced no result")),
+        (false, _) => Ok(Unit::Undo),
+    }
+}
+
+/// The part of [`transaction_or_undo`] that does not depend on `T`, compiled once: `f`
+/// answers commit (`true`) or undo (`false`).
+fn unit(state: &State, f: &mut dyn FnMut() -> worker::Result<bool>) -> worker::Result<bool> {
     let storage = state.storage();
     let raw: &TxStorage = storage.as_raw().unchecked_ref();
-    let mut out = None;
     // An exception is the only way to roll a `transactionSync` back: `null` stands for undo.
     let done = raw.transaction_sync(&mut || match f() {
-        Ok(Unit::Commit(v)) => {
-            out = Some(v);
-            Ok(JsValue::UNDEFINED)
-        }
-        Ok(Unit::Undo) => Err(JsValue::NULL),
+        Ok(true) => Ok(JsValue::UNDEFINED),
+        Ok(false) => Err(JsValue::NULL),
         Err(e) => Err(JsValue::from_str(&e.to_string())),
     });
-    match (done, out) {
-        (Ok(_), Some(v)) => Ok(Unit::Commit(v)),
-        (Ok(_), None) => Err(worker::Error::from("transaction produced no result")),
-        (Err(e), _) if e.is_null() => Ok(Unit::Undo),
-        (Err(e), _) => Err(worker::Error::from(
+    match done {
+        Ok(_) => Ok(true),
+        Err(e) if e.is_null() => Ok(false),
+        Err(e) => Err(worker::Error::from(
             e.as_string().unwrap_or_else(|| format!("{e:?}")),
         )),
     }
