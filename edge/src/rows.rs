@@ -16,35 +16,24 @@ pub trait Column: Sized {
     fn from_sql(value: SqlStorageValue) -> Option<Self>;
 }
 
-impl Column for i64 {
-    const WANTS: &'static str = "a safe integer";
-    fn from_sql(value: SqlStorageValue) -> Option<Self> {
-        match value {
-            SqlStorageValue::Integer(n) => Some(n),
-            _ => None,
+/// A field type that one variant of the runtime's value fills.
+macro_rules! column {
+    ($ty:ty, $variant:ident, $wants:literal) => {
+        impl Column for $ty {
+            const WANTS: &'static str = $wants;
+            fn from_sql(value: SqlStorageValue) -> Option<Self> {
+                match value {
+                    SqlStorageValue::$variant(v) => Some(v),
+                    _ => None,
+                }
+            }
         }
-    }
+    };
 }
 
-impl Column for String {
-    const WANTS: &'static str = "text";
-    fn from_sql(value: SqlStorageValue) -> Option<Self> {
-        match value {
-            SqlStorageValue::String(s) => Some(s),
-            _ => None,
-        }
-    }
-}
-
-impl Column for Vec<u8> {
-    const WANTS: &'static str = "a BLOB";
-    fn from_sql(value: SqlStorageValue) -> Option<Self> {
-        match value {
-            SqlStorageValue::Blob(bytes) => Some(bytes),
-            _ => None,
-        }
-    }
-}
+column!(i64, Integer, "a safe integer");
+column!(String, String, "text");
+column!(Vec<u8>, Blob, "a BLOB");
 
 impl<T: Column> Column for Option<T> {
     const WANTS: &'static str = T::WANTS;
