@@ -211,13 +211,11 @@ impl HmacSpec {
 
     fn decode(&self, tag: &str) -> Option<[u8; 32]> {
         let mut out = [0u8; 32];
-        match self.encoding {
-            Encoding::Hex => crate::hex::decode_into(tag, &mut out).then_some(out),
-            Encoding::Base64 => {
-                let bytes = BASE64.decode(tag)?;
-                bytes.try_into().ok()
-            }
-        }
+        let filled = match self.encoding {
+            Encoding::Hex => crate::hex::decode_into(tag, &mut out),
+            Encoding::Base64 => BASE64.decode_into(tag, &mut out),
+        };
+        filled.then_some(out)
     }
 
     /// Writes a MAC the way the header carries it, prefix included.

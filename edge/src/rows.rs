@@ -63,12 +63,12 @@ pub struct Columns {
 impl Columns {
     /// The next column, as the next field's type.
     pub fn take<T: Column>(&mut self) -> Result<T> {
-        let name = self.names.get(self.at).copied().unwrap_or("?");
+        let at = self.at;
         self.at += 1;
-        self.values
-            .next()
-            .and_then(T::from_sql)
-            .ok_or_else(|| Error::RustError(format!("column {name}: expected {}", T::WANTS)))
+        self.values.next().and_then(T::from_sql).ok_or_else(|| {
+            let name = self.names.get(at).copied().unwrap_or("?");
+            Error::RustError(format!("column {name}: expected {}", T::WANTS))
+        })
     }
 }
 
