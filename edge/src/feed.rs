@@ -154,38 +154,43 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
                 .collect();
             let rows = serde_json::to_string(&rows)
                 .map_err(|e| worker::Error::RustError(e.to_string()))?;
-            sql.exec_raw(
+            sql::run(
+                sql,
                 "INSERT INTO feed (seq, received_at, outcome, event_id, event_type, entity,
                    rows_written, status, reason)
                  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
                    value ->> 5, value ->> 6, value ->> 7, value ->> 8
                  FROM json_each(?)",
-                vec![text(&rows)],
+                &[text(&rows)],
             )?
         }
-        FeedWrite::Window(w) => sql.exec_raw(
+        FeedWrite::Window(w) => sql::run(
+            sql,
             "INSERT INTO reject_window (id, minute, recorded, suppressed) VALUES (1, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET minute = excluded.minute,
                recorded = excluded.recorded, suppressed = excluded.suppressed",
-            vec![
+            &[
                 int(w.minute),
                 int(i64::from(w.recorded)),
                 int(i64::try_from(w.suppressed).unwrap_or(i64::MAX)),
             ],
         )?,
-        FeedWrite::Prune { through, before } => sql.exec_raw(
+        FeedWrite::Prune { through, before } => sql::run(
+            sql,
             "DELETE FROM feed WHERE seq <= ? OR received_at < ?",
-            vec![int(*through), int(before.map_or(i64::MIN, |b| b.0))],
+            &[int(*through), int(before.map_or(i64::MIN, |b| b.0))],
         )?,
-        FeedWrite::PruneDead { keep } => sql.exec_raw(
+        FeedWrite::PruneDead { keep } => sql::run(
+            sql,
             "DELETE FROM dead WHERE (entity, event_id) NOT IN
                (SELECT entity, event_id FROM dead ORDER BY at DESC LIMIT ?)",
-            vec![int(i64::from(*keep))],
+            &[int(i64::from(*keep))],
         )?,
-        FeedWrite::Dead(d) => sql.exec_raw(
+        FeedWrite::Dead(d) => sql::run(
+            sql,
             "INSERT OR REPLACE INTO dead (entity, event_id, attempts, last_result, at)
              VALUES (?, ?, ?, ?, ?)",
-            vec![
+            &[
                 text(d.entity.as_deref().unwrap_or_default()),
                 text(&d.event_id),
                 int(i64::from(d.attempts)),
@@ -194,7 +199,7 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
             ],
         )?,
         FeedWrite::Requeued { entity } => {
-            sql.exec_raw("DELETE FROM dead WHERE entity = ?", vec![text(entity)])?
+            sql::run(sql, "DELETE FROM dead WHERE entity = ?", &[text(entity)])?
         }
     };
     Ok(())

@@ -176,12 +176,13 @@ impl KeyObject {
             response,
             expires_at,
         } = &accepted.key;
-        sql.exec_raw(
+        sql::run(
+            sql,
             "INSERT INTO idem_key (id, key, fingerprint, status, content_type, response, expires_at)
              VALUES (1, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET key = excluded.key, fingerprint = excluded.fingerprint,
                status = excluded.status, content_type = excluded.content_type,
-               response = excluded.response, expires_at = excluded.expires_at", vec![
+               response = excluded.response, expires_at = excluded.expires_at", &[
                 sql::text(key.as_str()),
                 sql::text(&fingerprint.to_hex()),
                 sql::int(i64::from(response.status)),
@@ -190,8 +191,9 @@ impl KeyObject {
                 sql::int(expires_at.0),
             ],
         )?;
-        sql.exec_raw(
-            "INSERT INTO messages (message_id, event_type, destination, accepted_at) VALUES (?, ?, ?, ?)", vec![
+        sql::run(
+            sql,
+            "INSERT INTO messages (message_id, event_type, destination, accepted_at) VALUES (?, ?, ?, ?)", &[
                 sql::text(accepted.message_id.as_str()),
                 sql::text(message.event_type.as_str()),
                 sql::text(message.destination.as_str()),
