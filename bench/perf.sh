@@ -8,9 +8,11 @@
 #
 #   bash bench/perf.sh [hookonce|baseline|floor] [SCENARIO] [SECONDS]
 #
-# Defaults: hookonce, unique, 16 s of load, sampled from second 4 to 6 s before the end.
+# Defaults: hookonce, unique, 16 s of load, sampled from second 4 to 6 s before the end
+# (PERF_SKIP=0 PERF_WINDOW=2: the first 2 s instead, where every event makes a new object).
 # Prints µs of CPU per event for the top entries (PERF_TOP, 40), with the part spent in the
-# frame itself. wasm frames carry names only when the build kept its name section:
+# frame itself. PERF_CALLERS=PREFIX also splits the frames named PREFIX… (a runtime call:
+# `__wbg_exec`, `__wbg_fetch`) by the nearest hookonce wasm frame that called them. wasm frames carry names only when the build kept its name section:
 #   CARGO_PROFILE_RELEASE_STRIP=false BENCH_BUILD_DIR=target/profile-build make build
 # (see bench/README.md). Needs root and perf (Debian: linux-perf). The map makes V8 a little
 # slower: compare profiles with each other, not with bench/run.sh.
@@ -41,20 +43,23 @@ trap 'rm -f "/tmp/perf-${pids[0]}.map"; bench_cleanup' EXIT
 "$loadgen" --url "$url" --scenario "$scenario" --seconds "$seconds" --concurrency "${BENCH_CONCURRENCY:-16}" \
     --json --progress >"$tmp/load.json" 2>"$tmp/progress.txt" &
 load=$!
-# Steady state only: past the first objects and the JIT's first tier-up.
-sleep 4
-window=$((seconds - 6))
+# By default steady state only: past the first objects and the JIT's first tier-up.
+skip=${PERF_SKIP:-4}
+window=${PERF_WINDOW:-$((seconds - 6))}
+((skip + window <= seconds)) || { echo "perf.sh: PERF_SKIP + PERF_WINDOW exceed SECONDS" >&2; exit 2; }
+sleep "$skip"
 perf record -q -F 4000 -g -p "${pids[0]}" -o "$tmp/perf.data" -- sleep "$window" 2>/dev/null
 wait "$load"
 perf script -i "$tmp/perf.data" -F ip,sym 2>/dev/null >"$tmp/script.txt"
 
-# Events in the window: the load generator's per-second counts for seconds 5 .. 4+window.
-python3 - "$tmp/script.txt" "$tmp/progress.txt" "$window" "$kind" "$scenario" "${PERF_TOP:-40}" <<'PY'
+# Events in the window: the load generator's per-second counts for seconds skip+1 .. skip+window.
+python3 - "$tmp/script.txt" "$tmp/progress.txt" "$skip" "$window" "$kind" "$scenario" "${PERF_TOP:-40}" \
+    "${PERF_CALLERS:-}" <<'PY'
 import collections, re, sys
-script, progress, window, kind, scenario, top = sys.argv[1:7]
-window, top = int(window), int(top)
+script, progress, skip, window, kind, scenario, top, callers = sys.argv[1:9]
+skip, window, top = int(skip), int(window), int(top)
 per_second = [int(n) for n in re.findall(r"second \d+: (\d+) requests", open(progress).read())]
-events = sum(per_second[4:4 + window])
+events = sum(per_second[skip:skip + window])
 samples, stack = [], []
 for line in open(script):
     line = line.strip()
@@ -85,4 +90,13 @@ print(f"{kind}, {scenario}: {events} events in {window} s, {len(samples) * us:.0
 print(f"{'µs/event':>9} {'own':>6}  innermost JS or wasm frame")
 for key, n in under.most_common(top):
     print(f"{n * us:9.1f} {own[key] * us:6.1f}  {key[:110]}")
+if callers:
+    by = collections.Counter()
+    for s in samples:
+        js = [name(f) for f in s if f.startswith("JS:")]
+        if js and js[0].startswith(callers):
+            by[next((n for n in js[1:] if n.startswith("hookonce")), "(no hookonce frame)")] += 1
+    print(f"\n{'µs/event':>9}  {callers}… by the nearest hookonce frame that called it")
+    for key, n in by.most_common(top):
+        print(f"{n * us:9.1f}  {key[:110]}")
 PY
