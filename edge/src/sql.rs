@@ -262,7 +262,8 @@ exec_with! {
 
 /// Runs a statement for its effect and returns the rows it wrote. The values go to
 /// `exec` as arguments: workers-rs's `exec` builds an `Array` (a crossing per value) and
-/// spreads it, which cost 3–5% of a delivery's CPU over its three writes (`bench/quick.sh`).
+/// spreads it, about 2% of a delivery's CPU over its three writes (`bench/quick.sh`, 10
+/// rounds against an A/A control: at the edge of the machine's noise).
 pub fn run(sql: &SqlStorage, query: &str, values: &[JsValue]) -> worker::Result<usize> {
     let raw: &RawSql = sql.as_ref().unchecked_ref();
     let cursor = match values {
