@@ -5,8 +5,10 @@
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
 //! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
-//! write runs with no `.await` between the reads and the writes, and the writes in one `transactionSync`, so two copies of an
-//! event can never both pass the check, and a crash leaves all or nothing.
+//! write runs with no `.await` between the reads and the writes, and the writes as one
+//! statement (an event's usual rows, through the `event_rows` view's trigger) or in one
+//! `transactionSync`, so two copies of an event can never both pass the check, and a
+//! crash leaves all or nothing.
 
 use std::cell::{Cell, RefCell};
 
@@ -24,7 +26,7 @@ use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::sql::{Guard, Optional, Unit, Views};
+use crate::sql::{Batch, Guard, Optional, Unit, Views};
 use crate::task::export_object;
 use crate::{answer, clock, http, notes, outbox, sql};
 
@@ -50,7 +52,7 @@ pub struct EntityObject {
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         // Schema first, before any request can read.
-        let opened = sql::create(&state, &[sql::ENTITY_SCHEMA, sql::BODIES_SCHEMA]);
+        let opened = sql::create(&state, &sql::ENTITY_SCHEMAS);
         let object = Self {
             state,
             env,
@@ -272,8 +274,8 @@ impl EntityObject {
 
     /// Read, decide and write as one synchronous unit: no `.await` in here. Core decides
     /// without a read when it can (`decide_unread`): then the record tests the id as it is
-    /// written, and if it finds the id recorded, the unit is undone and the object reads
-    /// and decides.
+    /// written, and if it finds the id recorded, nothing is written (the statement's guard,
+    /// or the transaction undone) and the object reads and decides.
     fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
         let done = self.decide_and_write(d, plan, now);
         let Written {
@@ -326,18 +328,7 @@ impl EntityObject {
             decide_unread(d, known.as_ref().map(Option::as_ref), plan, now)
         };
         if let Some(decision) = unread {
-            let unit = self.transaction_or_undo(|| {
-                let mut rows = 0;
-                for write in decision.writes() {
-                    match self.execute(&sql, write, Guard::UnlessRecorded, now)? {
-                        Some(n) => rows += n,
-                        // The id is recorded: a duplicate, which writes nothing.
-                        None => return Ok(Unit::Undo),
-                    }
-                }
-                Ok(Unit::Commit(rows))
-            })?;
-            if let Unit::Commit(rows) = unit {
+            if let Some(rows) = self.write(&sql, decision.writes(), Guard::UnlessRecorded, now)? {
                 let read = None;
                 return Ok(Written {
                     decision,
@@ -345,24 +336,57 @@ impl EntityObject {
                     read,
                 });
             }
+            // The id is recorded, and nothing was written: read and decide.
         }
-        self.transaction(|| {
-            let stored = match empty {
-                true => Stored::default(),
-                false => sql::stored(&sql, d.event, plan)?,
-            };
-            let decision = decide(d, &stored, plan, now);
-            let mut rows = 0;
-            for write in decision.writes() {
-                rows += self.execute(&sql, write, Guard::None, now)?.unwrap_or(0);
-            }
-            let read = sql::read_version(d.event, &stored);
-            Ok(Written {
-                decision,
-                rows,
-                read,
-            })
+        // No `.await` from the read to the write: nothing else runs in this object between.
+        let stored = match empty {
+            true => Stored::default(),
+            false => sql::stored(&sql, d.event, plan)?,
+        };
+        let decision = decide(d, &stored, plan, now);
+        let rows = self
+            .write(&sql, decision.writes(), Guard::None, now)?
+            .unwrap_or(0);
+        let read = sql::read_version(d.event, &stored);
+        Ok(Written {
+            decision,
+            rows,
+            read,
         })
+    }
+
+    /// A decision's writes, as one statement where they can be ([`sql::Batch`]), else in
+    /// one transaction. `None` when a guarded record found its id recorded: then nothing
+    /// was written.
+    fn write(
+        &self,
+        sql: &SqlStorage,
+        writes: &[Write<'_>],
+        guard: Guard,
+        now: UnixSeconds,
+    ) -> Result<Option<usize>> {
+        self.empty.set(false);
+        match Batch::of(writes) {
+            Batch::Nothing => Ok(Some(0)),
+            Batch::One(write) => sql::execute(sql, write, guard, now),
+            Batch::Event(rows) => sql::write_event_rows(sql, &rows, guard, now),
+            Batch::Many => {
+                let unit = self.transaction_or_undo(|| {
+                    let mut rows = 0;
+                    for write in writes {
+                        match self.execute(sql, write, guard, now)? {
+                            Some(n) => rows += n,
+                            None => return Ok(Unit::Undo),
+                        }
+                    }
+                    Ok(Unit::Commit(rows))
+                })?;
+                Ok(match unit {
+                    Unit::Commit(rows) => Some(rows),
+                    Unit::Undo => None,
+                })
+            }
+        }
     }
 
     /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer

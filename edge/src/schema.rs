@@ -169,19 +169,97 @@ impl Views {
     }
 }
 
-/// The `seq` of the body just kept for the event bound as `?1`: the newest body row, if
-/// it is that event's. Core writes an event's body before its record and outbox row.
+/// The `seq` of the body just kept for the event `$id` names: the newest body row, if it
+/// is that event's. Core writes an event's body before its record and outbox row.
 macro_rules! newest_body_of {
-    () => {
-        "(SELECT seq FROM raw_bodies WHERE seq = (SELECT MAX(seq) FROM raw_bodies) AND event_id = ?1)"
+    ($id:literal) => {
+        concat!(
+            "(SELECT seq FROM raw_bodies WHERE seq = (SELECT MAX(seq) FROM raw_bodies) AND event_id = ",
+            $id,
+            ")"
+        )
     };
 }
+
+/// Core's `Write::Snapshot`, from the row `$row` selects: one upsert of the one row.
+macro_rules! upsert_snapshot {
+    ($row:literal) => {
+        concat!(
+            "INSERT INTO entity (id, state, version_secs, version_nanos, version_event, updated_at) ",
+            $row,
+            " ON CONFLICT (id) DO UPDATE SET state = excluded.state,
+               version_secs = excluded.version_secs, version_nanos = excluded.version_nanos,
+               version_event = excluded.version_event, updated_at = excluded.updated_at"
+        )
+    };
+}
+
+/// Core's `Write::Snapshot`: `?1`–`?5` are the state, its version (seconds, nanoseconds,
+/// event id) and now.
+pub const UPSERT_SNAPSHOT: &str = upsert_snapshot!("VALUES (1, ?1, ?2, ?3, ?4, ?5)");
+
+/// An event's usual writes as one statement: an `INSERT` into the view `event_rows` runs
+/// its trigger, which keeps the body (if `body` is not NULL), writes the record and
+/// replaces the snapshot (if `state` is not NULL), in core's order. SQLite undoes a whole
+/// statement that fails, so these need no `transactionSync`, whose `SAVEPOINT` and
+/// `RELEASE` the runtime prepares anew on every call. `guarded` is
+/// [`INSERT_RECORD_UNSEEN`]'s test: if set and the id is recorded, nothing is written.
+/// Entity objects only: the trigger names both of their schemas' tables.
+pub const EVENT_ROWS_SCHEMA: &str = concat!(
+    "
+CREATE VIEW IF NOT EXISTS event_rows (event_id, event_type, outcome, created_at, now, codec,
+  headers, body, state, version_secs, version_nanos, guarded)
+  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
+CREATE TRIGGER IF NOT EXISTS event_rows_write INSTEAD OF INSERT ON event_rows BEGIN
+  SELECT RAISE(IGNORE)
+    WHERE NEW.guarded AND EXISTS (SELECT 1 FROM events WHERE event_id = NEW.event_id);
+  INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
+    SELECT NEW.event_id, NEW.codec, NEW.headers, NEW.body, NEW.now WHERE NEW.body IS NOT NULL;
+  INSERT INTO events (event_id, event_type, outcome, created_at, processed_at, body_seq)
+    VALUES (NEW.event_id, NEW.event_type, NEW.outcome, NEW.created_at, NEW.now, ",
+    newest_body_of!("NEW.event_id"),
+    ");
+  ",
+    upsert_snapshot!(
+        "SELECT 1, NEW.state, NEW.version_secs, NEW.version_nanos, NEW.event_id, NEW.now
+    WHERE NEW.state IS NOT NULL"
+    ),
+    ";
+END;
+"
+);
+
+/// An entity object's schemas, in the order its constructor creates them.
+pub const ENTITY_SCHEMAS: [&str; 3] = [ENTITY_SCHEMA, BODIES_SCHEMA, EVENT_ROWS_SCHEMA];
+
+/// [`EVENT_ROWS_SCHEMA`]'s statement: `?1`–`?11` are the id, type, outcome, created_at,
+/// now, the body's codec, headers and packed bytes (NULL: no body), and the state and its
+/// version's seconds and nanoseconds (NULL: no snapshot); the snapshot's version is the
+/// event's own.
+macro_rules! insert_event_rows {
+    ($guarded:literal) => {
+        concat!(
+            "INSERT INTO event_rows (event_id, event_type, outcome, created_at, now, codec,
+               headers, body, state, version_secs, version_nanos, guarded)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ",
+            $guarded,
+            ")"
+        )
+    };
+}
+
+/// [`EVENT_ROWS_SCHEMA`]'s statement, as [`INSERT_RECORD`] writes the record.
+pub const INSERT_EVENT_ROWS: &str = insert_event_rows!("0");
+
+/// [`EVENT_ROWS_SCHEMA`]'s statement, as [`INSERT_RECORD_UNSEEN`] writes the record: it
+/// writes nothing if the id is recorded.
+pub const INSERT_EVENT_ROWS_UNSEEN: &str = insert_event_rows!("1");
 
 /// Core's `Write::Record`: `?1`–`?5` are the id, type, outcome, created_at and now.
 pub const INSERT_RECORD: &str = concat!(
     "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at, body_seq)
      VALUES (?1, ?2, ?3, ?4, ?5, ",
-    newest_body_of!(),
+    newest_body_of!("?1"),
     ")"
 );
 
@@ -191,7 +269,7 @@ pub const INSERT_RECORD: &str = concat!(
 pub const INSERT_RECORD_UNSEEN: &str = concat!(
     "INSERT INTO events (event_id, event_type, outcome, created_at, processed_at, body_seq)
      VALUES (?1, ?2, ?3, ?4, ?5, ",
-    newest_body_of!(),
+    newest_body_of!("?1"),
     ") ON CONFLICT (event_id) DO NOTHING"
 );
 
@@ -204,7 +282,7 @@ pub const INSERT_BODY: &str = "INSERT INTO raw_bodies (event_id, codec, headers,
 pub const INSERT_OUTBOX: &str = concat!(
     "INSERT INTO outbox (event_id, source, destination, status, enqueued_at, next_attempt_at,
        body_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ",
-    newest_body_of!(),
+    newest_body_of!("?1"),
     ")"
 );
 
@@ -213,10 +291,10 @@ pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
      FROM events e JOIN raw_bodies b ON b.seq = e.body_seq AND b.event_id = e.event_id
      WHERE e.event_id = ?1";
 
-/// Every table, index and view an object's storage holds, one row each (`name`, `type`),
+/// Every table, index, view and trigger an object's storage holds, one row each (`name`, `type`),
 /// for [`open`] and [`Views::except`].
 pub const SCHEMA_OBJECTS: &str =
-    "SELECT name, type AS kind FROM sqlite_master WHERE type IN ('table', 'index', 'view')";
+    "SELECT name, type AS kind FROM sqlite_master WHERE type IN ('table', 'index', 'view', 'trigger')";
 
 /// What an object's constructor does with its storage, from what [`open`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,11 +14,11 @@ use worker::{js_sys, SqlStorage, State};
 
 use crate::rows::{row, ReadRows, Row};
 use crate::schema::{
-    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN,
-    IS_VIEW, SCHEMA_OBJECTS,
+    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_EVENT_ROWS, INSERT_EVENT_ROWS_UNSEEN,
+    INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN, IS_VIEW, SCHEMA_OBJECTS, UPSERT_SNAPSHOT,
 };
 pub use crate::schema::{
-    Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMA, PLACEHOLDERS, QUEUE_SCHEMA,
+    Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMAS, PLACEHOLDERS, QUEUE_SCHEMA,
 };
 
 /// What [`create`] found.
@@ -258,6 +258,7 @@ exec_with! {
     exec4(a, b, c, d);
     exec5(a, b, c, d, e);
     exec6(a, b, c, d, e, f);
+    exec11(a, b, c, d, e, f, g, h, i, j, k);
 }
 
 /// Runs a statement for its effect and returns the rows it wrote. The values go to
@@ -273,6 +274,7 @@ pub fn run(sql: &SqlStorage, query: &str, values: &[JsValue]) -> worker::Result<
         [a, b, c, d] => raw.exec4(query, a, b, c, d),
         [a, b, c, d, e] => raw.exec5(query, a, b, c, d, e),
         [a, b, c, d, e, f] => raw.exec6(query, a, b, c, d, e, f),
+        [a, b, c, d, e, f, g, h, i, j, k] => raw.exec11(query, a, b, c, d, e, f, g, h, i, j, k),
         _ => return Ok(sql.exec_raw(query, values.to_vec())?.rows_written()),
     }?;
     Ok(cursor.rows_written() as usize)
@@ -451,6 +453,106 @@ pub enum Guard {
     UnlessRecorded,
 }
 
+/// How a decision's writes reach SQLite. SQLite undoes a whole statement that fails, so
+/// writes that are one statement need no transaction: `transactionSync` costs two
+/// statements the runtime prepares anew on every call (`bench/statements.sh`).
+pub enum Batch<'a> {
+    /// No writes: a duplicate.
+    Nothing,
+    /// One write to a table every entity has: [`execute`].
+    One(&'a Write<'a>),
+    /// An event's kept body, record and snapshot: [`write_event_rows`].
+    Event(EventRows<'a>),
+    /// Anything else, one statement per write in one transaction.
+    Many,
+}
+
+/// An event's usual writes, as [`EVENT_ROWS_SCHEMA`] takes them: its record, after its kept
+/// body if it has one, before its snapshot if it replaces one.
+pub struct EventRows<'a> {
+    event_id: &'a EventId,
+    event_type: &'a str,
+    outcome: Outcome,
+    created_at: Option<i64>,
+    body: Option<(Option<&'a str>, &'a Packed<'a>)>,
+    snapshot: Option<(&'a str, &'a Version)>,
+}
+
+impl<'a> Batch<'a> {
+    /// The batch `writes` (in core's order) make.
+    pub fn of(writes: &'a [Write<'a>]) -> Batch<'a> {
+        let (body, rest) = match writes {
+            [] => return Batch::Nothing,
+            [one] if optional_table(one).is_none() => return Batch::One(one),
+            [Write::Body {
+                event_id,
+                headers,
+                body,
+            }, rest @ ..] => (Some((*event_id, headers.as_deref(), body)), rest),
+            _ => (None, writes),
+        };
+        let (record, snapshot) = match rest {
+            [record] => (record, None),
+            [record, Write::Snapshot { state, version }] => (record, Some((*state, version))),
+            _ => return Batch::Many,
+        };
+        let Write::Record {
+            event_id,
+            event_type,
+            outcome,
+            created_at,
+        } = record
+        else {
+            return Batch::Many;
+        };
+        // The view writes the event's own id in each row.
+        let own = |id: &EventId| id == *event_id;
+        if body.is_some_and(|(id, ..)| !own(id)) || snapshot.is_some_and(|(_, v)| !own(&v.event_id))
+        {
+            return Batch::Many;
+        }
+        Batch::Event(EventRows {
+            event_id,
+            event_type: event_type.as_str(),
+            outcome: *outcome,
+            created_at: *created_at,
+            body: body.map(|(_, headers, packed)| (headers, packed)),
+            snapshot,
+        })
+    }
+}
+
+/// [`Batch::Event`]'s one statement. Returns the rows written, or `None` when the guard
+/// found the id recorded and nothing was written.
+pub fn write_event_rows(
+    sql: &SqlStorage,
+    rows: &EventRows<'_>,
+    guard: Guard,
+    now: UnixSeconds,
+) -> worker::Result<Option<usize>> {
+    let statement = match guard {
+        Guard::None => INSERT_EVENT_ROWS,
+        Guard::UnlessRecorded => INSERT_EVENT_ROWS_UNSEEN,
+    };
+    let (headers, body) = rows.body.unzip();
+    let (state, version) = rows.snapshot.unzip();
+    let values = [
+        text(rows.event_id.as_str()),
+        text(rows.event_type),
+        text(rows.outcome.as_str()),
+        opt_int(rows.created_at),
+        int(now.0),
+        opt_int(body.map(|b| b.codec.code())),
+        headers.flatten().map_or(NULL, text),
+        body.map_or(NULL, |b| blob(&b.bytes)),
+        state.map_or(NULL, text),
+        opt_int(version.map(|v| v.created_at.secs())),
+        opt_int(version.map(|v| i64::from(v.created_at.nanos()))),
+    ];
+    let written = run(sql, statement, &values)?;
+    Ok((guard == Guard::None || written > 0).then_some(written))
+}
+
 /// Step 5: one statement per write. Returns the rows written (from the cursor's counter),
 /// so a caller can show that a duplicate wrote none; `None` when a guarded record found
 /// its id recorded and wrote nothing.
@@ -481,12 +583,7 @@ pub fn execute(
             let rows = run(sql, statement, &values)?;
             return Ok((guard == Guard::None || rows > 0).then_some(rows));
         }
-        Write::Snapshot { state, version } => run(sql,
-            "INSERT INTO entity (id, state, version_secs, version_nanos, version_event, updated_at)
-             VALUES (1, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET state = excluded.state,
-               version_secs = excluded.version_secs, version_nanos = excluded.version_nanos,
-               version_event = excluded.version_event, updated_at = excluded.updated_at", &[
+        Write::Snapshot { state, version } => run(sql, UPSERT_SNAPSHOT, &[
                 text(state),
                 int(version.created_at.secs()),
                 int(i64::from(version.created_at.nanos())),

@@ -223,6 +223,19 @@ pub fn changed(
     out
 }
 
+/// An in-memory SQLite database with `schemas` created: an object's storage, natively.
+pub fn sqlite_with(schemas: &[&str]) -> rusqlite::Connection {
+    let c = rusqlite::Connection::open_in_memory().unwrap();
+    c.execute_batch(&schemas.concat()).unwrap();
+    c
+}
+
+/// The rows `table` holds.
+pub fn count(c: &rusqlite::Connection, table: &str) -> i64 {
+    c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
 /// The first column of every row `sql` returns, as text: the names a schema query lists.
 pub fn first_column(c: &rusqlite::Connection, sql: &str) -> Vec<String> {
     c.prepare(sql)

@@ -7,15 +7,13 @@
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
+use hookonce_e2e::raw::{count, sqlite_with};
 use rusqlite::{params, Connection};
 
 const NOW: i64 = 1_791_270_400;
 
 fn entity() -> Connection {
-    let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(&[schema::ENTITY_SCHEMA, schema::BODIES_SCHEMA].concat())
-        .unwrap();
-    c
+    sqlite_with(&schema::ENTITY_SCHEMAS)
 }
 
 /// The object's unit for an applied event decided unread: the body, then the guarded
@@ -43,11 +41,6 @@ fn apply_unread(c: &mut Connection, id: &str, outcome: &str, body: &[u8]) -> boo
             true
         }
     }
-}
-
-fn count(c: &Connection, table: &str) -> i64 {
-    c.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
-        .unwrap()
 }
 
 fn body_of(c: &Connection, id: &str) -> Vec<u8> {

@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use schema::Open;
 
 /// An entity object's, as `EntityObject::new` opens it.
-const SCHEMAS: [&str; 2] = [schema::ENTITY_SCHEMA, schema::BODIES_SCHEMA];
+const SCHEMAS: [&str; 3] = schema::ENTITY_SCHEMAS;
 
 fn open(c: &Connection) -> Open {
     let names = first_column(c, schema::SCHEMA_OBJECTS);
@@ -36,6 +36,8 @@ fn every_table_of_the_schema_is_required_to_be_current() {
         ("TABLE", "events"),
         ("TABLE", "entity"),
         ("TABLE", "raw_bodies"),
+        ("VIEW", "event_rows"),
+        ("TRIGGER", "event_rows_write"),
     ] {
         let c = Connection::open_in_memory().unwrap();
         c.execute_batch(&SCHEMAS.concat()).unwrap();

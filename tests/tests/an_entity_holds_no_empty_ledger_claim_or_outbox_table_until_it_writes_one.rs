@@ -14,8 +14,7 @@ use schema::{Optional, Views};
 /// An entity object's schema, as `EntityObject::new` creates it.
 fn new_object() -> Connection {
     let c = Connection::open_in_memory().unwrap();
-    c.execute_batch(&[schema::ENTITY_SCHEMA, schema::BODIES_SCHEMA].concat())
-        .unwrap();
+    c.execute_batch(&schema::ENTITY_SCHEMAS.concat()).unwrap();
     c
 }
 

@@ -40,7 +40,7 @@ const NOW: i64 = 1_791_270_400;
 /// create the current schema and move, in one transaction, unless it is current already.
 fn open_with_current_code(c: &mut Connection) {
     let names = first_column(c, schema::SCHEMA_OBJECTS);
-    let schemas = [schema::ENTITY_SCHEMA, schema::BODIES_SCHEMA];
+    let schemas = schema::ENTITY_SCHEMAS;
     let steps = match schema::open(&schemas, |name| names.iter().any(|n| n == name)) {
         schema::Open::Current => return,
         schema::Open::Fresh => Vec::new(),
