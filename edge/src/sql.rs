@@ -14,11 +14,12 @@ use worker::{js_sys, SqlStorage, State};
 
 use crate::rows::{row, ReadRows, Row};
 use crate::schema::{
-    self, Open, BODY_OF_EVENT, INSERT_BODY, INSERT_EVENT_ROWS, INSERT_EVENT_ROWS_UNSEEN,
-    INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN, IS_VIEW, SCHEMA_OBJECTS, UPSERT_SNAPSHOT,
+    self, Open, BODY_OF_EVENT, EVENT_ROWS_TRIGGER, INSERT_BODY, INSERT_EVENT_ROWS,
+    INSERT_EVENT_ROWS_UNSEEN, INSERT_OUTBOX, INSERT_RECORD, INSERT_RECORD_UNSEEN, IS_VIEW,
+    SCHEMA_OBJECTS, UPSERT_SNAPSHOT,
 };
 pub use crate::schema::{
-    Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMAS, PLACEHOLDERS, QUEUE_SCHEMA,
+    Optional, Views, BODIES_SCHEMA, ENTITY_SCHEMAS, EVENT_ROWS_SCHEMA, PLACEHOLDERS, QUEUE_SCHEMA,
 };
 
 /// What [`create`] found.
@@ -31,6 +32,9 @@ pub struct Opened {
     /// Whether each of them has a name, view or table, so that a read finds it; if not,
     /// [`PLACEHOLDERS`] makes the missing views before one.
     pub named: bool,
+    /// An entity object's `event_rows` view and its trigger are there
+    /// ([`EVENT_ROWS_SCHEMA`]).
+    pub event_rows: bool,
 }
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
@@ -48,6 +52,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
         fresh: false,
         views: Views::ALL,
         named: false,
+        event_rows: false,
     };
     let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.all()) {
         Ok(objects) => {
@@ -57,6 +62,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
                 fresh,
                 views: Views::except(tables.map(|o| o.name.as_str())),
                 named: Views::except(objects.iter().map(|o| o.name.as_str())) == Views::default(),
+                event_rows: objects.iter().any(|o| o.name == EVENT_ROWS_TRIGGER),
             };
             match schema::open(schemas, |name| objects.iter().any(|o| o.name == name)) {
                 Open::Current => return opened(false),

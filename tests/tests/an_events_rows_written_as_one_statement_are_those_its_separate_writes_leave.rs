@@ -14,8 +14,11 @@ use rusqlite::{params, Connection};
 
 const NOW: i64 = 1_791_270_400;
 
+/// An entity object's storage once it made the view, before its second event's rows.
 fn entity() -> Connection {
-    sqlite_with(&schema::ENTITY_SCHEMAS)
+    let c = sqlite_with(&schema::ENTITY_SCHEMAS);
+    c.execute_batch(schema::EVENT_ROWS_SCHEMA).unwrap();
+    c
 }
 
 /// One event's writes: its id, and, if they are written, its body and its state.
