@@ -416,7 +416,7 @@ fn apply<'e>(
     let event = d.event;
     let mut writes = Vec::with_capacity(4);
     // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.
-    if d.source.keep_raw_bodies || enqueue {
+    if d.source.keeps_bodies() || enqueue {
         writes.push(Write::Body {
             event_id: event.id(),
             headers: replay_headers(d.source, event.id(), d.headers),

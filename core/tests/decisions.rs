@@ -266,6 +266,19 @@ fn without_forwarding_or_kept_bodies_no_body_is_stored() {
 }
 
 #[test]
+fn bodies_kept_for_zero_seconds_are_not_stored_and_need_no_alarm() {
+    let mut source = cockpit();
+    source.body_retention = Seconds(0);
+    let e = parse_signed(&source, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
+    let d = e.decide(&Stored::default(), Plan::Apply { forward: false }, NOW);
+    assert!(!writes(&d).iter().any(|w| matches!(w, Write::Body { .. })));
+    assert_eq!(d.alarm_by(source.lifetimes(), NOW), None);
+    // A forwarded event still keeps its body until the outbox has sent it.
+    let d = e.decide(&Stored::default(), ASYNC, NOW);
+    assert!(writes(&d).iter().any(|w| matches!(w, Write::Body { .. })));
+}
+
+#[test]
 fn a_copy_arriving_while_the_claim_holds_is_told_when_to_retry() {
     let e = event(&snapshot("evt_1", "card_1", 0, "active"));
     let stored = Stored {
