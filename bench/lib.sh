@@ -1,4 +1,4 @@
-# Shared by bench/run.sh, bench/quick.sh and bench/profile.sh; sourced, not run.
+# Shared by bench/run.sh, bench/quick.sh, bench/phases.sh and bench/profile.sh; sourced, not run.
 
 # bench_scratch NAME: a fresh directory in $tmp for workerd configs and Durable Object
 # storage, under $BENCH_STORAGE_DIR, else /dev/shm when writable (tmpfs: on these VMs every
@@ -21,3 +21,21 @@ bench_cleanup() {
     wait 2>/dev/null || true
     rm -rf "$tmp"
 }
+
+# bench_start NAME KIND [VAR=VALUE@]BUILD: serves worker KIND (bench/workerd-config.sh's)
+# from BUILD on a workerd of its own, with VAR=VALUE in the config's environment if given,
+# and waits until it answers. Needs $tmp, $workerd and $loadgen, and the caller's
+# `declare -A url pid`; sets url[NAME] and pid[NAME].
+bench_start() {
+    local port=$((20000 + RANDOM % 20000)) build=$3 env=()
+    if [[ $build == *@* ]]; then env=("${build%%@*}"); build=${build#*@}; fi
+    env "${env[@]}" bench/workerd-config.sh "$2" "$port" "$tmp/$1" "$build" >/dev/null
+    "$workerd" serve "$tmp/$1/config.capnp" >"$tmp/$1.log" 2>&1 &
+    pids+=($!)
+    pid[$1]=$!
+    url[$1]=http://127.0.0.1:$port
+    "$loadgen" --url "${url[$1]}" --ready --timeout 60 >/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
+}
+
+# The median of the numbers on standard input, one a line.
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

@@ -31,20 +31,10 @@ loadgen=$CARGO_TARGET_DIR/release/loadgen
 # Workers: the peer, then each build.
 names=(peer)
 declare -A url pid
-start() { # NAME KIND [VAR=VALUE@]BUILD
-    local port=$((20000 + RANDOM % 20000)) build=$3 env=()
-    if [[ $build == *@* ]]; then env=("${build%%@*}"); build=${build#*@}; fi
-    env "${env[@]}" bench/workerd-config.sh "$2" "$port" "$tmp/$1" "$build" >/dev/null
-    "$workerd" serve "$tmp/$1/config.capnp" >"$tmp/$1.log" 2>&1 &
-    pids+=($!)
-    pid[$1]=$!
-    url[$1]=http://127.0.0.1:$port
-    "$loadgen" --url "${url[$1]}" --ready --timeout 60 >/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
-}
-start peer baseline build
+bench_start peer baseline build
 for i in "${!builds[@]}"; do
     names+=("b$i")
-    start "b$i" hookonce "${builds[$i]}"
+    bench_start "b$i" hookonce "${builds[$i]}"
     echo "b$i = ${builds[$i]}" >&2
 done
 
@@ -52,7 +42,6 @@ field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 # CPU time of a process, user + system, in clock ticks.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for s in "${scenarios[@]}"; do
     for r in $(seq 1 "$rounds"); do
         line="$s round $r:"
