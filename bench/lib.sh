@@ -24,8 +24,8 @@ bench_cleanup() {
 
 # bench_start NAME KIND [VAR=VALUE@]BUILD: serves worker KIND (bench/workerd-config.sh's)
 # from BUILD on a workerd of its own, with VAR=VALUE in the config's environment if given,
-# and waits until it answers. Needs $tmp, $workerd and $loadgen, and the caller's
-# `declare -A url pid`; sets url[NAME] and pid[NAME].
+# and waits until it answers. Needs $tmp, $workerd and $loadgen; sets url[NAME] and
+# pid[NAME] (see bench_builds).
 bench_start() {
     local port=$((20000 + RANDOM % 20000)) build=$3 env=()
     if [[ $build == *@* ]]; then env=("${build%%@*}"); build=${build#*@}; fi
@@ -39,3 +39,22 @@ bench_start() {
 
 # The median of the numbers on standard input, one a line.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# bench_builds [BUILD...]: builds the load generator ($loadgen), then serves the peer as
+# `peer` and each hookonce BUILD ([VAR=VALUE@]DIR; default: build) as b0, b1, …; $names
+# lists them in that order, and url[NAME] and pid[NAME] find them.
+bench_builds() {
+    (($#)) || set -- build
+    cargo build -q --release -p hookonce-loadgen
+    loadgen=$CARGO_TARGET_DIR/release/loadgen
+    declare -gA url pid
+    names=(peer)
+    bench_start peer baseline build
+    local i=0 build
+    for build in "$@"; do
+        names+=("b$i")
+        bench_start "b$i" hookonce "$build"
+        echo "b$i = $build" >&2
+        i=$((i + 1))
+    done
+}

@@ -16,8 +16,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
-builds=("$@")
-[[ ${#builds[@]} -gt 0 ]] || builds=(build)
 scenario=${PHASE_SCENARIO:-unique}
 seconds=${PHASE_SECONDS:-20}
 split=${PHASE_SPLIT:-5}
@@ -27,17 +25,7 @@ workerd=$root/node_modules/.bin/workerd
 . "$root/bench/lib.sh"
 bench_scratch phases
 
-cargo build -q --release -p hookonce-loadgen
-loadgen=$CARGO_TARGET_DIR/release/loadgen
-
-names=(peer)
-declare -A url pid
-bench_start peer baseline build
-for i in "${!builds[@]}"; do
-    names+=("b$i")
-    bench_start "b$i" hookonce "${builds[$i]}"
-    echo "b$i = ${builds[$i]}" >&2
-done
+bench_builds "$@"
 
 # CPU time of a process's main thread, user + system, in clock ticks.
 main_ticks() { awk '{print $14 + $15}' "/proc/$1/task/$1/stat"; }

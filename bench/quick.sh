@@ -16,8 +16,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
-builds=("$@")
-[[ ${#builds[@]} -gt 0 ]] || builds=(build)
 scenarios=(${QUICK_SCENARIOS:-hot unique})
 rounds=${QUICK_ROUNDS:-3}
 seconds=${QUICK_SECONDS:-6}
@@ -25,18 +23,8 @@ workerd=$root/node_modules/.bin/workerd
 . "$root/bench/lib.sh"
 bench_scratch quick
 
-cargo build -q --release -p hookonce-loadgen
-loadgen=$CARGO_TARGET_DIR/release/loadgen
-
 # Workers: the peer, then each build.
-names=(peer)
-declare -A url pid
-bench_start peer baseline build
-for i in "${!builds[@]}"; do
-    names+=("b$i")
-    bench_start "b$i" hookonce "${builds[$i]}"
-    echo "b$i = ${builds[$i]}" >&2
-done
+bench_builds "$@"
 
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 # CPU time of a process, user + system, in clock ticks.
