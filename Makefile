@@ -8,7 +8,8 @@
 #   make dev      setup + build + cli + .dev.vars (from .dev.vars.example) + wrangler dev on
 #                 http://127.0.0.1:8787, state persisted in .wrangler/state; prints a
 #                 signed sample curl first (scripts/sample-delivery.sh makes more)
-#   make test     setup + build + cargo test --workspace (the e2e tests start wrangler)
+#   make test     setup + build (and the panic-probe build, target/probe-build) + cargo test
+#                 --workspace (the e2e tests start wrangler)
 #   make bench    setup + build + bench/run.sh: one table (BENCH_QUICK=1 for a tiny load)
 #   make chaos    the crash storm at full size: 20,000 events, 1,000 entities, 15 SIGKILLs
 #                 of workerd (run directly, state on disk); prints the figures
@@ -42,6 +43,11 @@ LEAN_SHIM := $(NODE_BIN)/node scripts/lean-shim.mjs
 BUNDLE  := build/index.js build/index_bg.wasm
 # The benchmark's Rust floor (bench/floor-rs), built as the worker is.
 FLOOR_RS := bench/out/floor-rs/index.js bench/out/floor-rs/index_bg.wasm
+# The worker with its panic probe compiled in (edge/src/entity.rs, PANIC_PROBE), for the
+# e2e test that a panic answers the requests in flight; in a cargo target of its own, so
+# that it and build/ do not rebuild each other.
+PROBE_DIR := $(CARGO_TARGET_DIR)/probe-build
+PROBE := $(PROBE_DIR)/index.js $(PROBE_DIR)/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml scripts/lean-shim.mjs
 
@@ -53,18 +59,29 @@ setup:
 build: $(BUNDLE)
 	@:
 
+# $(call worker-build,CRATE_DIR,OUT_DIR,ENV): worker-build --release of CRATE_DIR into
+# OUT_DIR (absolute), with ENV set too, then the lean entry; its log only if it fails.
+define worker-build
+@log=$$(mktemp); \
+if ! (cd $(1) && $(BUILD_ENV) $(3) worker-build --release --out-dir $(2)) >$$log 2>&1; then \
+  cat $$log >&2; rm -f $$log; echo "build: worker-build failed in $(1)" >&2; exit 1; fi; \
+$(LEAN_SHIM) $(2)/index.js || { rm -f $$log $(2)/index.js; exit 1; }; \
+rm -f $$log
+endef
+
 # One rule, two outputs: grouped target (&:), so parallel make runs worker-build once.
 $(BUNDLE) &: $(SOURCES)
 	@for b in worker-build wasm-bindgen; do command -v $$b >/dev/null \
 	  || { echo "build: $$b not found; run 'make setup'" >&2; exit 1; }; done
 	@test -x $(NODE_BIN)/esbuild || { echo "build: node_modules missing; run 'make setup'" >&2; exit 1; }
 	@echo "build: worker-build --release (edge -> build/)"
-	@log=$$(mktemp); \
-	if ! (cd edge && $(BUILD_ENV) worker-build --release --out-dir ../build) >$$log 2>&1; then \
-	  cat $$log >&2; rm -f $$log; echo "build: worker-build failed" >&2; exit 1; fi; \
-	$(LEAN_SHIM) build/index.js || { rm -f $$log build/index.js; exit 1; }; \
-	rm -f $$log
+	$(call worker-build,edge,$(CURDIR)/build,)
 	@touch $(BUNDLE)
+
+$(PROBE) &: $(SOURCES) | $(BUNDLE)
+	@echo "build: the worker with its panic probe (edge -> $(PROBE_DIR))"
+	$(call worker-build,edge,$(PROBE_DIR),HOOKONCE_PANIC_PROBE=_panic_probe CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/probe)
+	@touch $(PROBE)
 	@echo "build: build/index.js, build/index_bg.wasm ($$(( $$(stat -c %s build/index_bg.wasm) / 1024 )) KiB)"
 
 .dev.vars: | .dev.vars.example
@@ -83,7 +100,7 @@ dev: setup build cli .dev.vars
 	@echo
 	$(WRANGLER) dev --ip 127.0.0.1 --port $(DEV_PORT) --persist-to .wrangler/state
 
-test: setup build
+test: setup build $(PROBE)
 	cargo test --workspace --no-fail-fast
 
 # The table for the README (BENCH_QUICK=1: a tiny load, what CI runs).
@@ -91,11 +108,7 @@ bench: setup build $(FLOOR_RS)
 	bash bench/run.sh
 
 $(FLOOR_RS) &: bench/floor-rs/src/lib.rs bench/floor-rs/Cargo.toml edge/src/task.rs Cargo.lock scripts/lean-shim.mjs
-	@log=$$(mktemp); \
-	if ! (cd bench/floor-rs && $(BUILD_ENV) worker-build --release --out-dir ../out/floor-rs) >$$log 2>&1; then \
-	  cat $$log >&2; rm -f $$log; echo "bench: building bench/floor-rs failed" >&2; exit 1; fi; \
-	$(LEAN_SHIM) bench/out/floor-rs/index.js || { rm -f $$log bench/out/floor-rs/index.js; exit 1; }; \
-	rm -f $$log
+	$(call worker-build,bench/floor-rs,$(CURDIR)/bench/out/floor-rs,)
 	@touch $(FLOOR_RS)
 
 # Issue 15's crash storm at full size; `make test` runs a small one. Sizes: HOOKONCE_CHAOS_*.

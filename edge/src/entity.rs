@@ -166,6 +166,12 @@ impl EntityObject {
     }
 }
 
+/// A failpoint for the test that a panic answers the requests in flight: set when
+/// `HOOKONCE_PANIC_PROBE` was in the environment at compile time (`make test` builds
+/// `target/probe-build` so), an entity object panics on an event whose id ends with its
+/// value. `None`, and compiled out, in every other build.
+const PANIC_PROBE: Option<&str> = option_env!("HOOKONCE_PANIC_PROBE");
+
 /// Larger than any time or row number, and exact as a JavaScript number.
 const SAFE_MAX: i64 = (1 << 53) - 1;
 
@@ -198,6 +204,11 @@ impl EntityObject {
             Ok(h) => h,
             Err(e) => return made(problem::BAD_REQUEST.respond(e)),
         };
+        if let Some(marker) = PANIC_PROBE {
+            if handoff.event.id().as_str().ends_with(marker) {
+                panic!("the panic probe: an event id ending in {marker}");
+            }
+        }
         let config = sources::load(&self.env);
         let (loaded, source) = match sources::lookup(&config, &handoff.source) {
             Ok(found) => found,

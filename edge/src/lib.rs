@@ -43,6 +43,7 @@ mod task;
 
 use hookonce_core::{split_url, Route, RouteError};
 use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsCast;
 use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response, Result};
 
 pub use entity::EntityObject;
@@ -55,8 +56,38 @@ const ASSETS: &str = "ASSETS";
 
 #[event(start)]
 fn start() {
-    // A panic is a bug; this makes it readable in the logs instead of "unreachable".
-    console_error_panic_hook::set_once();
+    // A panic is a bug: logged readably instead of as "unreachable", then every task of
+    // the instance is rejected before it aborts (`task`), so no request is left waiting.
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        task::reject_all_after_panic();
+    }));
+}
+
+thread_local! {
+    /// What a request gets if hookonce panics before answering it: `Response.json` bound
+    /// to a `500` problem, a JavaScript function, so it runs once the instance is gone, in
+    /// the request's own context (workerd runs a promise's reactions there). A retry is
+    /// safe: an event's writes are one statement or one transaction, so the panic left it
+    /// either recorded (its retry is a duplicate) or not written at all.
+    static PANIC_ANSWER: Option<js_sys::Function> = panic_answer();
+}
+
+fn panic_answer() -> Option<js_sys::Function> {
+    let detail = "hookonce failed while handling this request (a bug, logged); it is safe to retry";
+    let doc = problem::INTERNAL.body(detail, serde_json::json!({}));
+    let init = serde_json::json!({
+        "status": problem::INTERNAL.status,
+        "headers": { "content-type": "application/problem+json" },
+    });
+    let parse = |v: serde_json::Value| js_sys::JSON::parse(&v.to_string()).ok();
+    let class = js_sys::Reflect::get(&js_sys::global(), &"Response".into()).ok()?;
+    let json: js_sys::Function = js_sys::Reflect::get(&class, &"json".into())
+        .ok()?
+        .dyn_into()
+        .ok()?;
+    let bound = json.bind2(&class, &parse(doc)?, &parse(init)?);
+    Some(bound.unchecked_into())
 }
 
 /// The Worker's `fetch` handler, run on hookonce's executor (`task`). Takes the runtime's
@@ -65,9 +96,13 @@ fn start() {
 /// URL, headers and `cf` across the boundary up front).
 #[wasm_bindgen]
 pub fn fetch(req: web_sys::Request, env: Env, ctx: Context) -> js_sys::Promise {
-    task::promise(async move {
+    let answer = task::promise(async move {
         let resp = handle(req, &env, &ctx).await?;
         Ok(resp.into())
+    });
+    PANIC_ANSWER.with(|fallback| match fallback {
+        Some(fallback) => task::or_else(&answer, fallback),
+        None => answer,
     })
 }
 

@@ -13,6 +13,12 @@
 //! So nothing in hookonce hands a future to wasm-bindgen's executor: the entry points
 //! ([`promise`], [`export_object!`]), `waitUntil` ([`detach`]) and
 //! `blockConcurrencyWhile` ([`hold_requests_until`]) all run here.
+//!
+//! A panic (a bug) aborts the wasm instance, and with it every pending task's future, whose
+//! promise would then never settle: a request in flight would wait until its client gave
+//! up. So each task keeps its promise's `reject`, and [`reject_all_after_panic`] (from the
+//! panic hook) rejects every pending one: the runtime retries an alarm, an object's caller
+//! gets an error, and an entry point's [`or_else`] answers its request.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -34,6 +40,8 @@ struct Slot {
     waker: Waker,
     /// A microtask to poll it is queued: more wakes before it runs add nothing.
     queued: bool,
+    /// Rejects its promise, if a panic ends the instance first.
+    reject: js_sys::Function,
 }
 
 thread_local! {
@@ -53,6 +61,13 @@ extern "C" {
 
     #[wasm_bindgen(method)]
     fn then(this: &Resolved, run: &Closure<dyn FnMut(f64)>);
+
+    /// A promise, for `catch` with a JavaScript function: a closure of this instance could
+    /// not run once a panic has ended it.
+    type Caught;
+
+    #[wasm_bindgen(method, js_name = catch)]
+    fn catch_with(this: &Caught, handler: &js_sys::Function) -> js_sys::Promise;
 }
 
 /// A task's waker: its id, which is all `Send + Sync` needs to see.
@@ -110,13 +125,15 @@ fn run(id: u64) {
     });
 }
 
-/// Runs `future` from the next microtask on, as wasm-bindgen's `spawn_local` does.
-fn spawn(future: impl Future<Output = ()> + 'static) {
+/// Runs `future` from the next microtask on, as wasm-bindgen's `spawn_local` does;
+/// `reject` rejects the promise it settles.
+fn spawn(future: impl Future<Output = ()> + 'static, reject: js_sys::Function) {
     let id = NEXT.with(|n| n.replace(n.get() + 1));
     let slot = Slot {
         future: Some(Box::pin(future)),
         waker: Waker::from(Arc::new(Wakeup(id))),
         queued: false,
+        reject,
     };
     TASKS.with(|t| t.borrow_mut().insert(id, slot));
     schedule(id);
@@ -131,15 +148,38 @@ pub fn promise(
         let Some(future) = future.take() else {
             return;
         };
-        spawn(async move {
+        let on_panic = reject.clone();
+        let task = async move {
             let (settle, value) = match future.await {
                 Ok(value) => (resolve, value),
                 Err(error) => (reject, error),
             };
             // Settling can only fail if the runtime is gone, and then nobody is waiting.
             let _ = settle.call1(&JsValue::UNDEFINED, &value);
-        });
+        };
+        spawn(task, on_panic);
     })
+}
+
+/// `promise`, or what `fallback` (a JavaScript function, called with the reason) makes of
+/// its rejection: how an entry point still answers its request after a panic.
+pub fn or_else(promise: &js_sys::Promise, fallback: &js_sys::Function) -> js_sys::Promise {
+    promise.unchecked_ref::<Caught>().catch_with(fallback)
+}
+
+/// Rejects the promise of every pending task. Called by the panic hook, before the
+/// instance aborts: none of their futures will run again.
+pub fn reject_all_after_panic() {
+    // The table is never borrowed while a task runs; if a panic came from inside a
+    // borrow, nothing can be rejected from here.
+    let pending: Vec<js_sys::Function> = TASKS.with(|t| match t.try_borrow() {
+        Ok(t) => t.values().map(|slot| slot.reject.clone()).collect(),
+        Err(_) => Vec::new(),
+    });
+    let error = js_sys::Error::new("hookonce panicked (a bug, logged); it is safe to retry");
+    for reject in pending {
+        let _ = reject.call1(&JsValue::UNDEFINED, &error);
+    }
 }
 
 /// The promise of an object method's response, for the runtime: workers-rs's `Response`

@@ -70,6 +70,24 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The end of an event id on which the panic-probe build's entity objects panic (the
+/// Makefile's `HOOKONCE_PANIC_PROBE`, edge/src/entity.rs's `PANIC_PROBE`).
+pub const PANIC_PROBE: &str = "_panic_probe";
+
+/// The worker built with its panic probe, for [`Builder::config`]`("main", …)`; `make test`
+/// builds it into `$CARGO_TARGET_DIR/probe-build`.
+pub fn probe_bundle() -> serde_json::Value {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| repo_root().join("target"), PathBuf::from);
+    let main = target.join("probe-build").join("index.js");
+    assert!(
+        main.exists(),
+        "the panic-probe worker is missing: {} does not exist. Run `make test`, which builds it.",
+        main.display()
+    );
+    main.to_string_lossy().into_owned().into()
+}
+
 /// How long `start` waits for wrangler to answer (override: `HOOKONCE_E2E_START_TIMEOUT_SECS`).
 fn start_timeout() -> Duration {
     let secs = std::env::var("HOOKONCE_E2E_START_TIMEOUT_SECS")
