@@ -77,12 +77,12 @@ $(BUNDLE) &: $(SOURCES)
 	@echo "build: worker-build --release (edge -> build/)"
 	$(call worker-build,edge,$(CURDIR)/build,)
 	@touch $(BUNDLE)
+	@echo "build: build/index.js, build/index_bg.wasm ($$(( $$(stat -c %s build/index_bg.wasm) / 1024 )) KiB)"
 
 $(PROBE) &: $(SOURCES) | $(BUNDLE)
 	@echo "build: the worker with its panic probe (edge -> $(PROBE_DIR))"
 	$(call worker-build,edge,$(PROBE_DIR),HOOKONCE_PANIC_PROBE=_panic_probe CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/probe)
 	@touch $(PROBE)
-	@echo "build: build/index.js, build/index_bg.wasm ($$(( $$(stat -c %s build/index_bg.wasm) / 1024 )) KiB)"
 
 .dev.vars: | .dev.vars.example
 	@cp .dev.vars.example .dev.vars
