@@ -55,7 +55,7 @@ pub struct EntityObject {
 /// and snapshot are one statement instead of three in a `transactionSync`: about 36 µs
 /// less an event. Making it costs about 250 µs of CPU (two statements of DDL), so an
 /// object makes it before its second event's rows, not when it is new: an entity that only
-/// ever sees one event never pays for it (README, Performance).
+/// ever sees one event never pays for it (bench/FINDINGS.md).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum EventRowsView {
     /// Not there, and this instance has written no event's rows.
