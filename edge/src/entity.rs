@@ -85,17 +85,24 @@ impl EntityObject {
                 false => EventRowsView::Missing,
             }),
         };
-        // A fresh object has nothing to re-arm; an older one reads its outbox for it.
-        if !opened.fresh {
+        // A fresh object has nothing to re-arm; an older one reads its outbox for it, if
+        // it has one: most entities never queue a row, and their restarts neither read an
+        // outbox nor make the placeholder views (three statements of DDL) for that read.
+        if !opened.fresh && opened.queue {
             if let Err(e) = object.readable() {
                 worker::console_error!("hookonce: making the placeholder views failed: {e}");
             }
         }
+        let held = match opened.queue {
+            true => sql::HOLDS_ROWS,
+            false => sql::HOLDS_EVENT_ROWS,
+        };
         outbox::rearm_on_start(
             &object.state,
             &object.armed,
-            Some(sql::HOLDS_ROWS),
+            Some(held),
             opened.fresh,
+            opened.queue,
         );
         object
     }

@@ -35,6 +35,9 @@ pub struct Opened {
     /// An entity object's `event_rows` view and its trigger are there
     /// ([`EVENT_ROWS_SCHEMA`]).
     pub event_rows: bool,
+    /// Its `outbox` is a table, or may be (the schema could not be read): it may hold
+    /// pending rows, which its start re-arms for ([`start`]).
+    pub queue: bool,
 }
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
@@ -53,6 +56,7 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
         views: Views::ALL,
         named: false,
         event_rows: false,
+        queue: true,
     };
     let (opened, steps) = match sql.exec(SCHEMA_OBJECTS, None).and_then(|c| c.all()) {
         Ok(objects) => {
@@ -60,9 +64,10 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
             let tables = objects.iter().filter(|o| o.kind == "table");
             let opened = |fresh| Opened {
                 fresh,
-                views: Views::except(tables.map(|o| o.name.as_str())),
+                views: Views::except(tables.clone().map(|o| o.name.as_str())),
                 named: Views::except(objects.iter().map(|o| o.name.as_str())) == Views::default(),
                 event_rows: objects.iter().any(|o| o.name == EVENT_ROWS_TRIGGER),
+                queue: tables.clone().any(|o| o.name == Optional::Outbox.name()),
             };
             match schema::open(schemas, |name| objects.iter().any(|o| o.name == name)) {
                 Open::Current => return opened(false),
@@ -767,10 +772,19 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
     }))
 }
 
+/// Whether an entity object holds any event or body.
+macro_rules! holds_event_rows {
+    () => {
+        "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)"
+    };
+}
+
 /// An entity object's rows, as a [`start`] condition: whether it holds any event, body or
 /// outbox row.
-pub const HOLDS_ROWS: &str = "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)
-     OR EXISTS (SELECT 1 FROM outbox)";
+pub const HOLDS_ROWS: &str = concat!(holds_event_rows!(), " OR EXISTS (SELECT 1 FROM outbox)");
+
+/// [`HOLDS_ROWS`] for an entity object whose outbox is not a table ([`Opened::queue`]).
+pub const HOLDS_EVENT_ROWS: &str = holds_event_rows!();
 
 /// What an object's constructor reads: when its first pending row is due, and (with a
 /// condition such as [`HOLDS_ROWS`]) whether it holds rows at all.
@@ -779,21 +793,26 @@ pub struct Start {
     pub holds_rows: bool,
 }
 
-/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true.
-pub fn start(sql: &SqlStorage, held: Option<&str>) -> worker::Result<Start> {
+/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true. Without a
+/// `queue` (an outbox table, [`Opened::queue`]), nothing is due and the outbox is not read.
+pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Result<Start> {
     row! {
         struct Row {
             at: Option<i64>,
             held: i64,
         }
     }
-    let query = format!(
-        "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at, ({}) AS held",
-        held.unwrap_or("1")
-    );
-    let row: Row = sql
-        .exec_raw(&query, vec![text(OutboxStatus::Pending.as_str())])?
-        .single()?;
+    let held = held.unwrap_or("1");
+    let row: Row = match queue {
+        true => sql.exec_raw(
+            &format!(
+                "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at, ({held}) AS held"
+            ),
+            vec![text(OutboxStatus::Pending.as_str())],
+        )?,
+        false => sql.exec(&format!("SELECT NULL AS at, ({held}) AS held"), None)?,
+    }
+    .single()?;
     Ok(Start {
         due: row.at.map(UnixSeconds),
         holds_rows: row.held != 0,
