@@ -97,13 +97,7 @@ impl EntityObject {
             true => sql::HOLDS_ROWS,
             false => sql::HOLDS_EVENT_ROWS,
         };
-        outbox::rearm_on_start(
-            &object.state,
-            &object.armed,
-            Some(held),
-            opened.fresh,
-            opened.queue,
-        );
+        outbox::rearm_on_start(&object.state, &object.armed, Some(held), &opened);
         object
     }
 

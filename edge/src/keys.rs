@@ -85,7 +85,7 @@ impl KeyObject {
     fn new(state: State, env: Env) -> Self {
         let opened = sql::create(&state, &[sql::BODIES_SCHEMA, sql::QUEUE_SCHEMA, KEY_SCHEMA]);
         let armed = outbox::Armed::default();
-        outbox::rearm_on_start(&state, &armed, None, opened.fresh, opened.queue);
+        outbox::rearm_on_start(&state, &armed, None, &opened);
         Self { state, env, armed }
     }
 

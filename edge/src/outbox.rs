@@ -69,22 +69,21 @@ pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> work
 /// deletes them. Were one left over, it would have nothing to do, so a later `setAlarm`
 /// that moves it loses nothing. A `fresh` object (its schema created just now,
 /// [`sql::create`]) is known to have none without a read: alarms are only set once tables
-/// exist. Without a `queue` ([`sql::Opened::queue`]) no row can be pending, and the outbox
+/// exist. Without a queue ([`sql::Opened::queue`]) no row can be pending, and the outbox
 /// is not read.
 pub fn rearm_on_start(
     state: &State,
     armed: &Armed,
     held: Option<&'static str>,
-    fresh: bool,
-    queue: bool,
+    opened: &sql::Opened,
 ) {
-    if fresh {
+    if opened.fresh {
         armed.0.set(Known::Unset);
         return;
     }
     let storage = state.storage();
     let sql = storage.sql();
-    let due = match sql::start(&sql, held, queue) {
+    let due = match sql::start(&sql, held, opened.queue) {
         Ok(start) => {
             if !start.holds_rows {
                 armed.0.set(Known::Unset);
