@@ -6,12 +6,15 @@
 # bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
-#                                      # floor); ~25 min (3 rounds of 20 s per scenario and worker)
+#                                      # floor); ~37 min (5 rounds of 20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 round of 1 s per scenario), for CI
 # Each scenario runs BENCH_ROUNDS rounds; in each round every worker runs once, in an order
 # that rotates from round to round, so drift on a shared machine hits all alike. The table
 # gives the median round, and each ratio is the median of the rounds' ratios (report.rs).
-# Knobs: BENCH_ROUNDS (3), BENCH_SECONDS (20, per round), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
+# Before the first round each worker serves BENCH_WARMUP seconds (5) of `unique`, not
+# measured, so that no round pays V8's first compile of a worker's code: the start-up row
+# measures a cold worker.
+# Knobs: BENCH_ROUNDS (5), BENCH_WARMUP (5, seconds; 0 for none), BENCH_SECONDS (20, per round), BENCH_CONCURRENCY (16), BENCH_BUILD_DIR (build),
 # BENCH_STORAGE_DIR (where workerd keeps Durable Object SQLite files; /dev/shm if writable).
 # Without a hookonce build the hookonce column is left empty and the rest still runs.
 #
@@ -24,9 +27,11 @@ cd "$root"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 quick=${BENCH_QUICK:-0}
 seconds=${BENCH_SECONDS:-20}
-rounds=${BENCH_ROUNDS:-3}
-[[ $quick == 1 ]] && seconds=1 rounds=1
+rounds=${BENCH_ROUNDS:-5}
+warmup=${BENCH_WARMUP:-5}
+[[ $quick == 1 ]] && seconds=1 rounds=1 warmup=0
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_ROUNDS must be a positive number" >&2; exit 2; }
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "bench: BENCH_WARMUP must be a number of seconds" >&2; exit 2; }
 concurrency=${BENCH_CONCURRENCY:-16}
 build=${BENCH_BUILD_DIR:-$root/build}
 workerd=$root/node_modules/.bin/workerd
@@ -155,7 +160,15 @@ load() {
     measure_objects "$name" "$dir" "$@"
 }
 
-# 5. Load: per scenario, $rounds rounds; in each, every worker once, the order rotating.
+# 5. Load. First each worker's warm-up, on entities no round uses (the load generator's
+# nonce), then per scenario $rounds rounds; in each, every worker once, the order rotating.
+if ((warmup > 0)); then
+    for w in "${workers[@]}"; do
+        step "5/6 warm-up: $w, ${warmup}s of unique at concurrency $concurrency, not measured"
+        "$loadgen" --url "${url[$w]}" --scenario unique --seconds "$warmup" \
+            --concurrency "$concurrency" --json >"$raw/warmup-$w.json" || die "warming $w up failed"
+    done
+fi
 for s in "${scenarios[@]}"; do
     for w in "${workers[@]}"; do
         [[ $w == floor* ]] || objects "$tmp/$w" >"$raw/objects-before-$w-$s"
@@ -199,10 +212,11 @@ cmd="bash bench/run.sh"
 [[ $quick == 1 ]] && cmd="BENCH_QUICK=1 $cmd"
 [[ -n ${BENCH_SECONDS:-} && $quick != 1 ]] && cmd="BENCH_SECONDS=$seconds $cmd"
 [[ -n ${BENCH_ROUNDS:-} && $quick != 1 ]] && cmd="BENCH_ROUNDS=$rounds $cmd"
-printf '{"date":%s,"machine":%s,"command":%s,"seconds":"%s","rounds":"%s","concurrency":"%s","storage":%s,"note":%s}\n' \
+[[ -n ${BENCH_WARMUP:-} && $quick != 1 ]] && cmd="BENCH_WARMUP=$warmup $cmd"
+printf '{"date":%s,"machine":%s,"command":%s,"seconds":"%s","rounds":"%s","warmup":"%s","concurrency":"%s","storage":%s,"note":%s}\n' \
     "$(json_str "$(date -u '+%Y-%m-%d %H:%M UTC')")" \
     "$(json_str "${cpu:-unknown CPU}, $(nproc) cores, $(uname -sr), workerd $("$workerd" --version | awk '{print $2}')")" \
-    "$(json_str "$cmd")" "$seconds" "$rounds" "$concurrency" "$(json_str "$storage_kind")" "$(json_str "$note")" \
+    "$(json_str "$cmd")" "$seconds" "$rounds" "$warmup" "$concurrency" "$(json_str "$storage_kind")" "$(json_str "$note")" \
     >"$raw/meta.json"
 
 status=0

@@ -237,8 +237,12 @@ fn main() {
 
     // 3-4. Load, per scenario.
     let n_rounds = meta["rounds"].as_str().unwrap_or("1");
+    let warmup = match meta["warmup"].as_str() {
+        Some(w) if w != "0" => format!(" after a {w}s warm-up"),
+        _ => String::new(),
+    };
     let path = format!(
-        "workerd direct, c={}, {} rounds × {}s, DO storage on {}",
+        "workerd direct, c={}, {} rounds × {}s{warmup}, DO storage on {}",
         meta["concurrency"].as_str().unwrap_or("?"),
         n_rounds,
         meta["seconds"].as_str().unwrap_or("?"),
