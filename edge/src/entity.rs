@@ -93,11 +93,7 @@ impl EntityObject {
                 worker::console_error!("hookonce: making the placeholder views failed: {e}");
             }
         }
-        let held = match opened.queue {
-            true => sql::HOLDS_ROWS,
-            false => sql::HOLDS_EVENT_ROWS,
-        };
-        outbox::rearm_on_start(&object.state, &object.armed, Some(held), &opened);
+        outbox::rearm_on_start(&object.state, &object.armed, Some(sql::HOLDS_ROWS), &opened);
         object
     }
 

@@ -772,19 +772,9 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
     }))
 }
 
-/// Whether an entity object holds any event or body.
-macro_rules! holds_event_rows {
-    () => {
-        "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)"
-    };
-}
-
-/// An entity object's rows, as a [`start`] condition: whether it holds any event, body or
-/// outbox row.
-pub const HOLDS_ROWS: &str = concat!(holds_event_rows!(), " OR EXISTS (SELECT 1 FROM outbox)");
-
-/// [`HOLDS_ROWS`] for an entity object whose outbox is not a table ([`Opened::queue`]).
-pub const HOLDS_EVENT_ROWS: &str = holds_event_rows!();
+/// An entity object's rows, as a [`start`] condition: whether it holds any event or body
+/// ([`start`] counts its outbox rows too, when the outbox is a table).
+pub const HOLDS_ROWS: &str = "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)";
 
 /// What an object's constructor reads: when its first pending row is due, and (with a
 /// condition such as [`HOLDS_ROWS`]) whether it holds rows at all.
@@ -793,8 +783,9 @@ pub struct Start {
     pub holds_rows: bool,
 }
 
-/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true. Without a
-/// `queue` (an outbox table, [`Opened::queue`]), nothing is due and the outbox is not read.
+/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true. With a `queue`
+/// (an outbox table, [`Opened::queue`]) an outbox row is held too; without one, nothing is
+/// due and the outbox is not read.
 pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Result<Start> {
     row! {
         struct Row {
@@ -806,7 +797,8 @@ pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Resul
     let row: Row = match queue {
         true => sql.exec_raw(
             &format!(
-                "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at, ({held}) AS held"
+                "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at,
+                   ({held}) OR EXISTS (SELECT 1 FROM outbox) AS held"
             ),
             vec![text(OutboxStatus::Pending.as_str())],
         )?,
