@@ -1,4 +1,4 @@
-# Shared by bench/run.sh, bench/quick.sh, bench/phases.sh and bench/profile.sh; sourced, not run.
+# Shared by the scripts in bench/ that serve workers on workerd; sourced, not run.
 
 # bench_scratch NAME: a fresh directory in $tmp for workerd configs and Durable Object
 # storage, under $BENCH_STORAGE_DIR, else /dev/shm when writable (tmpfs: on these VMs every
@@ -22,19 +22,56 @@ bench_cleanup() {
     rm -rf "$tmp"
 }
 
-# bench_start NAME KIND [VAR=VALUE@]BUILD: serves worker KIND (bench/workerd-config.sh's)
-# from BUILD on a workerd of its own, with VAR=VALUE in the config's environment if given,
-# and waits until it answers. Needs $tmp, $workerd and $loadgen; sets url[NAME] and
-# pid[NAME] (see bench_builds).
+# bench_port: a TCP port for a server, below the kernel's ephemeral range (so no client's
+# connection, such as the load generator's, can hold it) and used by no socket on this
+# machine in any state.
+bench_port() {
+    local low port
+    read -r low _ </proc/sys/net/ipv4/ip_local_port_range
+    ((low > 12000)) || low=32768
+    while :; do
+        port=$((10000 + RANDOM % (low - 10000)))
+        ss -tanH "( sport = :$port )" 2>/dev/null | grep -q . || { echo "$port"; return; }
+    done
+}
+
+# bench_serve NAME KIND BUILD [FLAG...]: serves worker KIND (bench/workerd-config.sh's) from
+# BUILD on a workerd of its own, on empty storage in $tmp/NAME with `workerd serve FLAG...`
+# and its log in ${serve_logs:-$tmp}/NAME.log, and waits until it answers. workerd-config.sh
+# sees the caller's environment (BENCH_BODY_RETENTION=1 bench_serve …). A port taken between
+# bench_port and workerd's bind is tried again on another, up to 5 times; any other failure
+# prints the log and exits. Needs $tmp, $workerd and $loadgen; appends the workerd to $pids
+# and sets $port, $served (its pid), $served_at and $ready_at (unix ns: started, answered).
+bench_serve() {
+    local name=$1 kind=$2 build=$3 log=${serve_logs:-$tmp}/$1.log attempt
+    shift 3
+    for attempt in 1 2 3 4 5; do
+        port=$(bench_port)
+        rm -rf "${tmp:?}/$name"
+        bench/workerd-config.sh "$kind" "$port" "$tmp/$name" "$build" >/dev/null
+        served_at=$(date +%s%N)
+        # From the object's directory: V8 writes its logs (perf.sh's --perf-basic-prof) there.
+        (cd "$tmp/$name" && exec "$workerd" serve "$@" config.capnp) >"$log" 2>&1 &
+        served=$!
+        pids+=("$served")
+        ready_at=$("$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 --pid "$served") && return
+        wait "$served" 2>/dev/null || true
+        grep -q 'Address already in use' "$log" || break
+        printf 'bench: port %s was taken; %s tries another (%s/5)\n' "$port" "$name" "$attempt" >&2
+    done
+    cat "$log" >&2
+    printf 'bench: error: %s (%s) did not answer\n' "$name" "$kind" >&2
+    exit 1
+}
+
+# bench_start NAME KIND [VAR=VALUE@]BUILD: bench_serve with VAR=VALUE in the config's
+# environment if given; sets url[NAME] and pid[NAME] (see bench_builds).
 bench_start() {
-    local port=$((20000 + RANDOM % 20000)) build=$3 env=()
-    if [[ $build == *@* ]]; then env=("${build%%@*}"); build=${build#*@}; fi
-    env "${env[@]}" bench/workerd-config.sh "$2" "$port" "$tmp/$1" "$build" >/dev/null
-    "$workerd" serve "$tmp/$1/config.capnp" >"$tmp/$1.log" 2>&1 &
-    pids+=($!)
-    pid[$1]=$!
+    local build=$3
+    if [[ $build == *@* ]]; then local -x "${build%%@*}"; build=${build#*@}; fi
+    bench_serve "$1" "$2" "$build"
+    pid[$1]=$served
     url[$1]=http://127.0.0.1:$port
-    "$loadgen" --url "${url[$1]}" --ready --timeout 60 >/dev/null || { cat "$tmp/$1.log" >&2; exit 1; }
 }
 
 # The median of the numbers on standard input, one a line.

@@ -42,15 +42,9 @@ bench_scratch perf
 cargo build -q --release -p hookonce-loadgen
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 
-port=$((20000 + RANDOM % 20000))
+BENCH_V8_FLAGS=--perf-basic-prof bench_serve w "$kind" "$build"
 url=http://127.0.0.1:$port
-BENCH_V8_FLAGS=--perf-basic-prof bench/workerd-config.sh "$kind" "$port" "$tmp/w" "$build" >/dev/null
-# From the scratch directory: V8 writes an isolate-*-v8.log beside the perf map, in the
-# working directory.
-(cd "$tmp" && exec "$workerd" serve "$tmp/w/config.capnp" >"$tmp/workerd.log" 2>&1) &
-pids+=($!)
 trap 'rm -f "/tmp/perf-${pids[0]}.map"; bench_cleanup' EXIT
-"$loadgen" --url "$url" --ready --timeout 60 >/dev/null
 if ((warm > 0)); then
     "$loadgen" --url "$url" --scenario "$scenario" --seconds "$warm" \
         --concurrency "${BENCH_CONCURRENCY:-16}" --json >/dev/null

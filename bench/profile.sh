@@ -25,13 +25,8 @@ bench_scratch profile
 
 cargo build -q --release -p hookonce-loadgen
 loadgen=$CARGO_TARGET_DIR/release/loadgen
-port=$((20000 + RANDOM % 20000))
-inspector=$((40000 + RANDOM % 20000))
-bench/workerd-config.sh "$worker" "$port" "$tmp" "$build" >/dev/null
-"$workerd" serve --inspector-addr="127.0.0.1:$inspector" "$tmp/config.capnp" >"$tmp/workerd.log" 2>&1 &
-pids+=($!)
-"$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 >/dev/null \
-    || { cat "$tmp/workerd.log" >&2; exit 1; }
+inspector=$(bench_port)
+bench_serve w "$worker" "$build" --inspector-addr="127.0.0.1:$inspector"
 mkdir -p bench/out
 # Warm up first (JIT, first objects), then profile the middle of a longer load.
 "$loadgen" --url "http://127.0.0.1:$port" --scenario "$scenario" --seconds $((seconds + 4)) \

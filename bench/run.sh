@@ -89,14 +89,6 @@ cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 measure=$CARGO_TARGET_DIR/release/bench-storage
 
-free_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 20000))
-        ss -ltnH "sport = :$port" 2>/dev/null | grep -q . || { echo "$port"; return; }
-    done
-}
-
 # 4. Start-up: each worker started BENCH_STARTUP_RUNS times (5) on empty storage, one start
 # at a time (so none competes with another) and the workers in turn; the median is the
 # figure, as one start can read several times the others on a shared machine. The last
@@ -104,22 +96,15 @@ free_port() {
 runs=${BENCH_STARTUP_RUNS:-5}
 build_of() { [[ $1 == floor-rs ]] && echo "$floor_rs" || echo "$build"; }
 declare -A url started
+serve_logs=$raw  # workerd's logs: bench/out/raw/NAME.log
 for r in $(seq 1 "$runs"); do
     for w in "${workers[@]}"; do
         step "4/6 start-up $r/$runs: $w (workerd direct)"
-        port=$(free_port)
-        rm -rf "${tmp:?}/$w"
-        bench/workerd-config.sh "$w" "$port" "$tmp/$w" "$(build_of "$w")" >/dev/null
-        start=$(date +%s%N)
-        "$workerd" serve "$tmp/$w/config.capnp" >"$raw/workerd-$w.log" 2>&1 &
-        pid=$!
-        pids+=("$pid")
-        ready=$("$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60) \
-            || { cat "$raw/workerd-$w.log" >&2; die "$w did not answer"; }
-        started[$w]+="$(( (ready - start) / 1000 )) "
+        bench_serve "$w" "$w" "$(build_of "$w")"
+        started[$w]+="$(( (ready_at - served_at) / 1000 )) "
         if (( r < runs )); then
-            kill "$pid"
-            wait "$pid" 2>/dev/null || true
+            kill "$served"
+            wait "$served" 2>/dev/null || true
         else
             url[$w]=http://127.0.0.1:$port
         fi
@@ -193,12 +178,7 @@ done
 # 6. Storage once bodies are pruned: hookonce on a workerd of its own that keeps bodies
 # for 1 s; the stored scenarios again, then wait for the alarms to prune every body.
 if [[ ${workers[0]} == hookonce ]]; then
-    port=$(free_port)
-    BENCH_BODY_RETENTION=1 bench/workerd-config.sh hookonce "$port" "$tmp/pruned" "$build" >/dev/null
-    "$workerd" serve "$tmp/pruned/config.capnp" >"$raw/workerd-pruned.log" 2>&1 &
-    pids+=($!)
-    "$loadgen" --url "http://127.0.0.1:$port" --ready --timeout 60 >/dev/null \
-        || { cat "$raw/workerd-pruned.log" >&2; die "hookonce (pruning) did not answer"; }
+    BENCH_BODY_RETENTION=1 bench_serve pruned hookonce "$build"
     for s in "${stored[@]}"; do
         step "6/6 storage after pruning: $s on hookonce with body_retention_secs = 1"
         load "pruned-$s" "$s" "http://127.0.0.1:$port" "$tmp/pruned" --wait-pruned 120 \

@@ -28,12 +28,8 @@ perf probe -q -x "$workerd" -d "$probe" 2>/dev/null || true
 perf probe -q -x "$workerd" -a 'hookonce_prepare=sqlite3LockAndPrepare sql=+0(%si):string'
 trap 'perf probe -q -d "$probe" 2>/dev/null || true; bench_cleanup' EXIT
 
-port=$((20000 + RANDOM % 20000))
+bench_serve w "$kind" "$build"
 url=http://127.0.0.1:$port
-bench/workerd-config.sh "$kind" "$port" "$tmp/w" "$build" >/dev/null
-"$workerd" serve "$tmp/w/config.capnp" >"$tmp/workerd.log" 2>&1 &
-pids+=($!)
-"$loadgen" --url "$url" --ready --timeout 60 >/dev/null
 load() { "$loadgen" --url "$url" --scenario "$scenario" --seconds "$1" --concurrency 16 --json; }
 load 2 >/dev/null
 perf record -q -e "$probe" -p "${pids[0]}" -o "$tmp/perf.data" 2>/dev/null &

@@ -4,6 +4,7 @@
 //! ```text
 //! loadgen --url http://127.0.0.1:8787 --scenario unique --seconds 20 --concurrency 16 --json
 //! loadgen --url http://127.0.0.1:8787 --ready --timeout 30   # prints unix ns of the first 200
+//! loadgen --url http://127.0.0.1:8787 --ready --pid 4242     # …or fails once process 4242 is gone
 //! ```
 
 use std::collections::BTreeMap;
@@ -17,7 +18,7 @@ use serde_json::{json, Value};
 const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
 [--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
-[--progress] [--ready [--timeout 30]]";
+[--progress] [--ready [--timeout 30] [--pid PID]]";
 /// Error responses kept verbatim for the report; the rest are only counted.
 const ERROR_SAMPLES: usize = 5;
 
@@ -33,6 +34,8 @@ struct Args {
     /// Print the requests started in each second on stderr, as the run goes.
     progress: bool,
     timeout: f64,
+    /// `--ready` gives up as soon as this process (the server) has exited.
+    pid: Option<u32>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -81,6 +84,14 @@ fn parse_args() -> Result<Args, String> {
             "concurrency",
         )? as usize,
         timeout: number(value(take("timeout"), "timeout", "30")?, "timeout")?,
+        pid: match take("pid") {
+            None => None,
+            v => Some(
+                value(v, "pid", "")?
+                    .parse()
+                    .map_err(|_| "--pid: not a process id".to_owned())?,
+            ),
+        },
         json: take("json").is_some(),
         ready: take("ready").is_some(),
         progress: take("progress").is_some(),
@@ -158,7 +169,21 @@ fn run_nonce() -> String {
     format!("{}", unix_now().as_millis())
 }
 
+/// Whether process `pid` still runs: its `/proc` entry exists and is not a zombie, the state
+/// a child of the shell that started it keeps until the shell reaps it.
+fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        // The state follows the command name, which is in parentheses and may hold spaces.
+        stat.rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            != Some("Z")
+    })
+}
+
 /// Polls with one signed event until it is answered 200; prints that instant (unix ns).
+/// With `--pid`, fails as soon as that process has exited, so that a server that could not
+/// start (say, its port was taken) is known at once rather than after the timeout.
 fn ready(args: &Args) -> Result<(), String> {
     let client = Client::new(args);
     let d = Scenario::Unique.delivery(&format!("ready{}", run_nonce()), 0);
@@ -166,6 +191,9 @@ fn ready(args: &Args) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs_f64(args.timeout);
     let mut last = String::from("no attempt");
     while Instant::now() < deadline {
+        if let Some(pid) = args.pid.filter(|&pid| !running(pid)) {
+            return Err(format!("process {pid} exited; last: {last}"));
+        }
         match client.send(&args.secret, &d, &body) {
             Ok(a) if a.status == 200 => {
                 println!("{}", unix_now().as_nanos());
