@@ -37,15 +37,16 @@ pub mod schemes;
 pub mod storm;
 pub mod workerd;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
+use std::hash::{BuildHasher as _, Hasher as _, RandomState};
 use std::io::Read as _;
 use std::net::TcpListener;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -707,11 +708,27 @@ fn newest_source(root: &Path) -> Option<(PathBuf, SystemTime)> {
     best
 }
 
+/// A port for a server a test starts (workerd, wrangler): free now, never handed out twice
+/// by this process, and below the kernel's ephemeral range. A port the kernel picks
+/// (`127.0.0.1:0`) comes from that range, where any client connection, the tests' own among
+/// them, may take it before the server binds it and hold it for a minute in `TIME_WAIT`.
 pub(crate) fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("bind 127.0.0.1:0")
-        .port()
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let low = fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse::<u16>().ok())
+        .filter(|&low| low > 12_000)
+        .unwrap_or(32_768);
+    let mut given = GIVEN.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        // A new `RandomState` is seeded afresh: a random number without a dependency.
+        let random = RandomState::new().build_hasher().finish();
+        let port = 10_000 + u16::try_from(random % u64::from(low - 10_000)).unwrap_or(0);
+        if !given.contains(&port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            given.insert(port);
+            return port;
+        }
+    }
 }
 
 pub(crate) fn agent(timeout: Duration) -> ureq::Agent {
