@@ -44,7 +44,7 @@ loadgen=$CARGO_TARGET_DIR/release/loadgen
 
 BENCH_V8_FLAGS=--perf-basic-prof bench_serve w "$kind" "$build"
 url=http://127.0.0.1:$port
-trap 'rm -f "/tmp/perf-${pids[0]}.map"; bench_cleanup' EXIT
+trap 'rm -f "/tmp/perf-$served.map"; bench_cleanup' EXIT
 if ((warm > 0)); then
     "$loadgen" --url "$url" --scenario "$scenario" --seconds "$warm" \
         --concurrency "${BENCH_CONCURRENCY:-16}" --json >/dev/null
@@ -57,13 +57,13 @@ skip=${PERF_SKIP:-4}
 window=${PERF_WINDOW:-$((seconds - 6))}
 ((skip + window <= seconds)) || { echo "perf.sh: PERF_SKIP + PERF_WINDOW exceed SECONDS" >&2; exit 2; }
 sleep "$skip"
-perf record -q -F 4000 -g -p "${pids[0]}" -o "$tmp/perf.data" -- sleep "$window" 2>/dev/null
+perf record -q -F 4000 -g -p "$served" -o "$tmp/perf.data" -- sleep "$window" 2>/dev/null
 wait "$load"
 perf script -i "$tmp/perf.data" -F tid,ip,sym 2>/dev/null >"$tmp/script.txt"
 
 # Events in the window: the load generator's per-second counts for seconds skip+1 .. skip+window.
 python3 - "$tmp/script.txt" "$tmp/progress.txt" "$skip" "$window" "$kind" "$scenario" "${PERF_TOP:-40}" \
-    "${PERF_CALLERS:-}" "$thread" "${pids[0]}" <<'PY'
+    "${PERF_CALLERS:-}" "$thread" "$served" <<'PY'
 import collections, re, sys
 script, progress, skip, window, kind, scenario, top, callers, thread, pid = sys.argv[1:11]
 skip, window, top = int(skip), int(window), int(top)

@@ -32,7 +32,7 @@ bench_serve w "$kind" "$build"
 url=http://127.0.0.1:$port
 load() { "$loadgen" --url "$url" --scenario "$scenario" --seconds "$1" --concurrency 16 --json; }
 load 2 >/dev/null
-perf record -q -e "$probe" -p "${pids[0]}" -o "$tmp/perf.data" 2>/dev/null &
+perf record -q -e "$probe" -p "$served" -o "$tmp/perf.data" 2>/dev/null &
 recorder=$!
 sleep 0.5
 events=$(load "$seconds" | sed -n 's/.*"ok":\([0-9]*\).*/\1/p')
