@@ -1,4 +1,8 @@
 # Shared by the scripts in bench/ that serve workers on workerd; sourced, not run.
+# Set `root` (the repository) first. Every script builds into the workspace's target
+# directory and serves with the workerd that npm installed.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+workerd=$root/node_modules/workerd/bin/workerd
 
 # bench_scratch NAME: a fresh directory in $tmp for workerd configs and Durable Object
 # storage, under $BENCH_STORAGE_DIR, else /dev/shm when writable (tmpfs: on these VMs every

@@ -14,12 +14,10 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 scenario=${MEMORY_SCENARIO:-unique}
 rounds=${MEMORY_ROUNDS:-4}
 seconds=${MEMORY_SECONDS:-20}
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "memory: MEMORY_ROUNDS must be a positive number" >&2; exit 2; }
-workerd=$root/node_modules/.bin/workerd
 . "$root/bench/lib.sh"
 bench_scratch memory
 

@@ -30,8 +30,6 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 kind=${1:-hookonce} scenario=${2:-unique} seconds=${3:-16}
 build=${BENCH_BUILD_DIR:-$root/build}
-workerd=$root/node_modules/workerd/bin/workerd
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 command -v perf >/dev/null || { echo "perf.sh: needs perf (apt-get install linux-perf)" >&2; exit 2; }
 ((seconds >= 8)) || { echo "perf.sh: SECONDS must be at least 8" >&2; exit 2; }
 thread=${PERF_THREAD:-all} warm=${PERF_WARM:-0}

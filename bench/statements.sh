@@ -14,8 +14,6 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 kind=${1:-hookonce} scenario=${2:-unique} seconds=${3:-1} build=${4:-build}
-workerd=$root/node_modules/workerd/bin/workerd
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 command -v perf >/dev/null || { echo "statements: needs perf (apt-get install linux-perf)" >&2; exit 2; }
 . "$root/bench/lib.sh"
 bench_scratch statements
