@@ -10,6 +10,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
+use crate::extract::Pointers;
 use crate::retention::{Lifetimes, Retention, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION};
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
@@ -88,6 +89,29 @@ pub struct Shape {
     pub object: FieldSource,
     /// Effect per event type.
     pub effects: Effects,
+    /// Every pointer above, and every ledger amount's (the type is one of the values
+    /// read), walked in one pass over a body.
+    pub(crate) reads: Pointers,
+}
+
+impl Shape {
+    fn new(fields: [FieldSource; 5], effects: Effects) -> Shape {
+        let pointers = fields.iter().filter_map(|f| match f {
+            FieldSource::Pointer(p) => Some(p.as_str()),
+            _ => None,
+        });
+        let reads = Pointers::new(pointers.chain(effects.amount_pointers()));
+        let [id, kind, created_at, entity, object] = fields;
+        Shape {
+            id,
+            kind,
+            created_at,
+            entity,
+            object,
+            effects,
+            reads,
+        }
+    }
 }
 
 /// How applied events reach the application.
@@ -499,14 +523,7 @@ impl SourceConfig {
             scheme,
             secrets,
             tolerance,
-            shape: Shape {
-                id,
-                kind,
-                created_at,
-                entity,
-                object,
-                effects,
-            },
+            shape: Shape::new([id, kind, created_at, entity, object], effects),
             forward,
             retention,
             body_retention,

@@ -9,8 +9,6 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde_json::value::RawValue;
-
 use crate::extract::extract;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
@@ -221,8 +219,8 @@ enum Scalar {
     Other,
 }
 
-fn scalar(raw: Option<&RawValue>) -> Scalar {
-    let Some(text) = raw.map(RawValue::get) else {
+fn scalar(raw: Option<&str>) -> Scalar {
+    let Some(text) = raw else {
         return Scalar::Absent;
     };
     // The raw text is valid JSON already: its first byte says what it is.
@@ -244,28 +242,8 @@ impl Event {
         headers: &[(K, V)],
         shape: &Shape,
     ) -> Result<Event, ParseError> {
-        // Every pointer the shape may read, in one pass; ledger amounts for any type, as
-        // the type itself is one of the values read.
-        let sources = [
-            &shape.id,
-            &shape.kind,
-            &shape.created_at,
-            &shape.entity,
-            &shape.object,
-        ];
-        let mut pointers: Vec<&str> = sources
-            .iter()
-            .filter_map(|s| match s {
-                FieldSource::Pointer(p) => Some(p.as_str()),
-                _ => None,
-            })
-            .collect();
-        pointers.extend(shape.effects.amount_pointers());
-        let found = extract(verified.body(), &pointers).map_err(|_| ParseError::NotJson)?;
-        let at = |p: &str| -> Option<&RawValue> {
-            let slot = pointers.iter().position(|q| *q == p)?;
-            found[slot]
-        };
+        let found = extract(verified.body(), &shape.reads).map_err(|_| ParseError::NotJson)?;
+        let at = |p: &str| -> Option<&str> { found[shape.reads.slot(p)?] };
         let text = |source: &FieldSource, field: Field| -> Result<Option<String>, ParseError> {
             match source {
                 FieldSource::Absent => Ok(None),
@@ -330,7 +308,7 @@ impl Event {
                     FieldSource::Pointer(p) => at(p),
                     _ => None,
                 };
-                match object.map(RawValue::get) {
+                match object {
                     None | Some("null") => return Err(ParseError::Missing(Field::Object)),
                     // As the provider sent it: the read API re-serialises what it shows.
                     Some(state) => Effect::Snapshot {
