@@ -160,8 +160,12 @@ impl<'b> Scan<'b> {
         let start = self.at;
         let inner = node.filter(|n| !n.children.is_empty());
         match self.peek().ok_or(NotJson)? {
-            b'{' => self.object(inner, out, depth + 1)?,
-            b'[' => self.array(inner, out, depth + 1)?,
+            b'{' => self.members(b'}', depth + 1, |scan, _| {
+                scan.member(inner, out, depth + 1)
+            })?,
+            b'[' => self.members(b']', depth + 1, |scan, i| {
+                scan.value(inner.and_then(|n| n.element(i)), out, depth + 1)
+            })?,
             b'"' => {
                 self.string()?;
             }
@@ -177,82 +181,61 @@ impl<'b> Scan<'b> {
         Ok(())
     }
 
-    fn object(
+    /// The members of an array or object, at its opening bracket, up to `close`: `member`
+    /// reads each, given its index.
+    fn members(
         &mut self,
-        node: Option<&Node>,
-        out: &mut [Option<&'b str>],
+        close: u8,
         depth: usize,
+        mut member: impl FnMut(&mut Self, usize) -> Result<(), NotJson>,
     ) -> Result<(), NotJson> {
         if depth > MAX_DEPTH {
             return Err(NotJson);
         }
         self.at += 1;
         self.space();
-        if self.peek() == Some(b'}') {
-            self.at += 1;
-            return Ok(());
-        }
-        loop {
-            if self.peek() != Some(b'"') {
-                return Err(NotJson);
-            }
-            let key = self.string()?;
-            self.space();
-            self.eat(b':')?;
-            self.space();
-            let child = match node {
-                Some(node) => node.child(&key.text()?),
-                None => None,
-            };
-            if let Some(child) = child {
-                clear(child, out);
-            }
-            self.value(child, out, depth)?;
-            self.space();
-            match self.peek() {
-                Some(b',') => {
-                    self.at += 1;
-                    self.space();
-                }
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(());
-                }
-                _ => return Err(NotJson),
-            }
-        }
-    }
-
-    fn array(
-        &mut self,
-        node: Option<&Node>,
-        out: &mut [Option<&'b str>],
-        depth: usize,
-    ) -> Result<(), NotJson> {
-        if depth > MAX_DEPTH {
-            return Err(NotJson);
-        }
-        self.at += 1;
-        self.space();
-        if self.peek() == Some(b']') {
+        if self.peek() == Some(close) {
             self.at += 1;
             return Ok(());
         }
         for i in 0.. {
-            let child = node.and_then(|n| n.element(i));
-            self.value(child, out, depth)?;
+            member(self, i)?;
             self.space();
             match self.peek() {
                 Some(b',') => {
                     self.at += 1;
                     self.space();
                 }
-                Some(b']') => break,
+                Some(b) if b == close => break,
                 _ => return Err(NotJson),
             }
         }
         self.at += 1;
         Ok(())
+    }
+
+    /// One `"key": value` of an object at `node`.
+    fn member(
+        &mut self,
+        node: Option<&Node>,
+        out: &mut [Option<&'b str>],
+        depth: usize,
+    ) -> Result<(), NotJson> {
+        if self.peek() != Some(b'"') {
+            return Err(NotJson);
+        }
+        let key = self.string()?;
+        self.space();
+        self.eat(b':')?;
+        self.space();
+        let child = match node {
+            Some(node) => node.child(&key.text()?),
+            None => None,
+        };
+        if let Some(child) = child {
+            clear(child, out);
+        }
+        self.value(child, out, depth)
     }
 
     /// A string, at its opening quote.
