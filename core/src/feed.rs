@@ -417,10 +417,12 @@ pub fn admit(
     writes
 }
 
-/// What the feed store writes for `notes`, taken in order as if one at a time: each note
-/// sees the sequence number and rejected-request window the ones before it left. Rows
-/// appended back to back are one [`FeedWrite::Append`]; nothing runs between them, so the
-/// store ends up as it would one note at a time.
+/// What the feed store writes for `notes`: the store ends up as it would one note at a
+/// time, each note seeing the sequence number and rejected-request window the ones before
+/// it left. Rows appended back to back are one [`FeedWrite::Append`], and the batch prunes
+/// once, where its last prune falls: each prune deletes every row an earlier one would
+/// (its `through` is larger, its age bound the same), and the `OR` in its statement scans
+/// the whole feed, so a batch of 500 notes used to scan it 15 times.
 pub fn admit_batch(
     notes: &[Note],
     state: &FeedState,
@@ -431,26 +433,34 @@ pub fn admit_batch(
     let mut writes: Vec<FeedWrite> = Vec::new();
     for note in notes {
         for w in admit(note, &state, policy, now) {
-            match w {
+            match &w {
                 FeedWrite::Append(rows) => {
                     state.last_seq = rows.last().map_or(state.last_seq, |r| r.seq);
-                    match writes.last_mut() {
-                        Some(FeedWrite::Append(run)) => run.extend(rows),
-                        _ => writes.push(FeedWrite::Append(rows)),
-                    }
                 }
-                FeedWrite::Window(window) => {
-                    state.window = window;
-                    writes.push(w);
-                }
+                FeedWrite::Window(window) => state.window = *window,
                 FeedWrite::Prune { .. }
                 | FeedWrite::PruneDead { .. }
                 | FeedWrite::Dead(_)
-                | FeedWrite::Requeued { .. } => writes.push(w),
+                | FeedWrite::Requeued { .. } => {}
             }
+            writes.push(w);
         }
     }
-    writes
+    let last_prune = writes
+        .iter()
+        .rposition(|w| matches!(w, FeedWrite::Prune { .. }));
+    let mut out: Vec<FeedWrite> = Vec::with_capacity(writes.len());
+    for (i, w) in writes.into_iter().enumerate() {
+        match w {
+            FeedWrite::Prune { .. } if Some(i) != last_prune => {}
+            FeedWrite::Append(rows) => match out.last_mut() {
+                Some(FeedWrite::Append(run)) => run.extend(rows),
+                _ => out.push(FeedWrite::Append(rows)),
+            },
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Why a feed or entity request's query is refused.
@@ -659,6 +669,15 @@ mod tests {
         }
     }
 
+    /// A delivery received before the default age cutoff.
+    fn old_delivery(n: u32) -> Note {
+        let mut note = delivery(n);
+        if let Note::Delivery { received_at, .. } = &mut note {
+            *received_at = NOW.minus(DEFAULT_MAX_AGE).0 - 1;
+        }
+        note
+    }
+
     fn rejected(at: i64) -> Note {
         Note::Rejected {
             status: 401,
@@ -668,110 +687,118 @@ mod tests {
         }
     }
 
-    /// Runs notes through `admit` against an in-memory feed, as the edge would.
-    fn run(notes: &[Note], policy: FeedPolicy) -> (Vec<FeedRow>, FeedState) {
+    /// What `w` does to an in-memory feed's rows, as the edge's statements would.
+    fn apply(rows: &mut Vec<FeedRow>, w: &FeedWrite) {
+        match w {
+            FeedWrite::Append(appended) => rows.extend(appended.iter().cloned()),
+            FeedWrite::Prune { through, before } => {
+                rows.retain(|r| r.seq > *through && before.is_none_or(|b| r.received_at >= b.0))
+            }
+            _ => {}
+        }
+    }
+
+    /// Runs notes through `admit` one at a time against an in-memory feed, as the edge
+    /// would: its rows, its state, and every write in order.
+    fn run_from(
+        notes: &[Note],
+        start: FeedState,
+        policy: FeedPolicy,
+    ) -> (Vec<FeedRow>, FeedState, Vec<FeedWrite>) {
         let mut rows: Vec<FeedRow> = Vec::new();
-        let mut state = FeedState::default();
+        let mut state = start;
+        let mut writes = Vec::new();
         for note in notes {
             for w in admit(note, &state, policy, NOW) {
-                match w {
+                apply(&mut rows, &w);
+                match &w {
                     FeedWrite::Append(appended) => {
-                        for r in appended {
-                            state.last_seq = r.seq;
-                            rows.push(r);
-                        }
+                        state.last_seq = appended.last().map_or(state.last_seq, |r| r.seq)
                     }
-                    FeedWrite::Window(w) => state.window = w,
-                    FeedWrite::Prune { through, before } => rows
-                        .retain(|r| r.seq > through && before.is_none_or(|b| r.received_at >= b.0)),
+                    FeedWrite::Window(win) => state.window = *win,
                     _ => {}
                 }
+                writes.push(w);
             }
         }
+        (rows, state, writes)
+    }
+
+    fn run(notes: &[Note], policy: FeedPolicy) -> (Vec<FeedRow>, FeedState) {
+        let (rows, state, _) = run_from(notes, FeedState::default(), policy);
         (rows, state)
     }
 
     #[test]
-    fn a_batch_writes_what_its_notes_write_one_at_a_time() {
+    fn a_batch_leaves_the_feed_as_its_notes_one_at_a_time_would() {
         let policy = FeedPolicy {
             keep: 20,
             rejected_per_minute: 3,
             ..FeedPolicy::default()
         };
-        // Deliveries and rejections, enough of both to cross a prune and the sample limit.
+        // Deliveries and rejections, enough of both to cross several prunes and the sample
+        // limit; some received before the age cutoff.
         let notes: Vec<Note> = (0..300)
-            .map(|n| {
-                if n % 4 == 0 {
-                    rejected(NOW.0)
-                } else {
-                    delivery(n)
-                }
+            .map(|n| match n % 4 {
+                0 => rejected(NOW.0),
+                1 if n < 40 => old_delivery(n),
+                _ => delivery(n),
             })
             .collect();
         let start = FeedState {
             last_seq: 7,
             ..FeedState::default()
         };
-        // Each write as a list of single-row steps, in order: appending rows in one
-        // statement or one by one comes to the same steps.
-        fn steps(writes: Vec<FeedWrite>) -> Vec<FeedWrite> {
-            writes
-                .into_iter()
-                .flat_map(|w| match w {
-                    FeedWrite::Append(rows) => rows
-                        .into_iter()
-                        .map(|r| FeedWrite::Append(vec![r]))
-                        .collect(),
-                    other => vec![other],
-                })
-                .collect()
-        }
-        let mut state = start;
-        let mut one_at_a_time = Vec::new();
-        for note in &notes {
-            let writes = admit(note, &state, policy, NOW);
-            for w in &writes {
-                match w {
-                    FeedWrite::Append(rows) => {
-                        state.last_seq = rows.last().map_or(state.last_seq, |r| r.seq)
-                    }
-                    FeedWrite::Window(win) => state.window = *win,
-                    _ => {}
-                }
-            }
-            one_at_a_time.extend(writes);
-        }
+        let (rows, state, one_at_a_time) = run_from(&notes, start, policy);
         let batch = admit_batch(&notes, &start, policy, NOW);
+        let mut batch_rows = Vec::new();
+        for w in &batch {
+            apply(&mut batch_rows, w);
+        }
+        assert_eq!(batch_rows, rows);
+        let window = batch.iter().rev().find_map(|w| match w {
+            FeedWrite::Window(win) => Some(*win),
+            _ => None,
+        });
+        assert_eq!(window, Some(state.window));
+        let prunes = |ws: &[FeedWrite]| {
+            ws.iter()
+                .filter(|w| matches!(w, FeedWrite::Prune { .. }))
+                .count()
+        };
+        assert!(prunes(&one_at_a_time) > 1, "the notes cross several prunes");
+        assert_eq!(prunes(&batch), 1);
         let apart = batch
             .windows(2)
             .all(|p| !matches!(p, [FeedWrite::Append(_), FeedWrite::Append(_)]));
         assert!(apart, "rows appended back to back are one write");
-        let batch = steps(batch);
-        assert_eq!(batch, steps(one_at_a_time));
-        let inserted = batch
-            .iter()
-            .filter(|w| matches!(w, FeedWrite::Append(_)))
-            .count();
         // 225 deliveries, and 3 of the 75 rejections (one minute's sample).
+        let inserted: usize = batch
+            .iter()
+            .map(|w| match w {
+                FeedWrite::Append(rows) => rows.len(),
+                _ => 0,
+            })
+            .sum();
         assert_eq!(inserted, 225 + 3);
-        assert!(batch.iter().any(|w| matches!(w, FeedWrite::Prune { .. })));
     }
 
     #[test]
-    fn a_run_of_deliveries_is_one_append_between_prunes() {
+    fn a_batch_appends_its_rows_around_one_prune() {
         let notes: Vec<Note> = (1..=100).map(delivery).collect();
         let w = admit_batch(&notes, &FeedState::default(), FeedPolicy::default(), NOW);
         let shape: Vec<String> = w
             .iter()
             .map(|w| match w {
                 FeedWrite::Append(rows) => format!("{}..{}", rows[0].seq, rows[rows.len() - 1].seq),
-                FeedWrite::Prune { .. } => "prune".into(),
+                FeedWrite::Prune { through, .. } => format!("prune through {through}"),
                 other => format!("{other:?}"),
             })
             .collect();
+        let through = 96 - i64::from(DEFAULT_KEEP);
         assert_eq!(
             shape,
-            ["1..32", "prune", "33..64", "prune", "65..96", "prune", "97..100"]
+            ["1..96", &format!("prune through {through}"), "97..100"]
         );
     }
 
