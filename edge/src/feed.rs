@@ -134,7 +134,9 @@ fn read_state(sql: &SqlStorage) -> Result<FeedState> {
 fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
     match w {
         // The rows as one JSON array of arrays, read back by SQLite: one statement and one
-        // string across the runtime, not a statement and nine values per row.
+        // string across the runtime, not a statement and nine values per row. `jsonb_each`
+        // hands each row over as JSONB, which `->>` reads directly; `json_each` handed it
+        // over as text, which SQLite printed and parsed again for every row.
         FeedWrite::Append(rows) => {
             let rows: Vec<_> = rows
                 .iter()
@@ -160,7 +162,7 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
                    rows_written, status, reason)
                  SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4,
                    value ->> 5, value ->> 6, value ->> 7, value ->> 8
-                 FROM json_each(?)",
+                 FROM jsonb_each(?)",
                 &[text(&rows)],
             )?
         }

@@ -1,5 +1,5 @@
 //! The feed object appends a flush of rows as one JSON array that SQLite reads back
-//! (`json_each`): quotes, backslashes and characters beyond ASCII in an event's id, type
+//! (`jsonb_each`): quotes, backslashes and characters beyond ASCII in an event's id, type
 //! or entity come back from `GET /sources/{source}/events` exactly as they arrived.
 
 use hookonce_e2e::events::*;
