@@ -27,7 +27,7 @@ use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::sql::{Batch, Guard, Optional, Unit, Views};
-use crate::task::{self, export_object};
+use crate::task::export_object;
 use crate::{answer, clock, http, notes, outbox, sql};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
@@ -136,7 +136,7 @@ impl EntityObject {
                 // A placeholder outbox holds no dead letters, and a view takes no UPDATE.
                 let requeued = match self.views.get().has(Optional::Outbox) {
                     true => 0,
-                    false => task::cold(outbox::requeue_dead(&self.state, &self.armed)).await?,
+                    false => outbox::requeue_dead(&self.state, &self.armed).await?,
                 };
                 if requeued > 0 {
                     self.note_requeued();
@@ -144,7 +144,7 @@ impl EntityObject {
                 json_response(200, &json!({ "requeued": requeued }), "application/json")
             }
             Op::Replay(raw) => match id(&raw) {
-                Ok(id) => task::cold(self.replay(&id)).await,
+                Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
         };
@@ -274,7 +274,7 @@ impl EntityObject {
             self.report(loaded, source, event, &handled, now, started);
             return respond(source, event, &handled);
         };
-        match task::cold(self.forward_now(loaded, source, event, body)).await {
+        match self.forward_now(loaded, source, event, body).await {
             Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
                 let handled = self.run(delivery, Plan::Commit, clock::now())?;
                 self.arm(handled.alarm_by).await?;

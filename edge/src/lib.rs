@@ -150,8 +150,8 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
 async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) -> Result<Answer> {
     let made = match route {
         Route::Index => problem::json_response(200, &api::index(), "application/json"),
-        Route::OpenApi => return task::cold(asset(env, "/openapi.json", OPENAPI_HEADERS)).await,
-        Route::Inspect => return task::cold(asset(env, "/inspect.html", INSPECT_HEADERS)).await,
+        Route::OpenApi => return asset(env, "/openapi.json", OPENAPI_HEADERS).await,
+        Route::Inspect => return asset(env, "/inspect.html", INSPECT_HEADERS).await,
         Route::Receive { source } => {
             return ingest::receive(req, env, ctx, source)
                 .await
@@ -162,12 +162,9 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         | Route::Dead { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
-        | Route::Replay { .. } => {
-            let req = Request::from(req);
-            task::cold(async move { api::admin(&req, env, route).await }).await
-        }
-        Route::Publish => task::cold(publish::publish(req.into(), env)).await,
-        Route::MessageStatus => task::cold(publish::status(req.into(), env)).await,
+        | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,
+        Route::Publish => publish::publish(req.into(), env).await,
+        Route::MessageStatus => publish::status(req.into(), env).await,
     };
     made.map(Answer::Made)
 }

@@ -167,17 +167,6 @@ pub fn or_else(promise: &js_sys::Promise, fallback: &js_sys::Function) -> js_sys
     promise.unchecked_ref::<Caught>().catch_with(fallback)
 }
 
-/// A future that runs rarely (an admin route, a replay, synchronous forwarding), behind a
-/// pointer: awaited directly, its code would be part of the caller's state machine, and
-/// V8 compiles a wasm function whole on its first call, so every first delivery of an
-/// isolate would compile the routes it does not take (bench/FINDINGS.md, start-up).
-#[inline(never)]
-pub fn cold<'a, T: 'a>(
-    future: impl Future<Output = T> + 'a,
-) -> Pin<Box<dyn Future<Output = T> + 'a>> {
-    Box::pin(future)
-}
-
 /// Rejects the promise of every pending task. Called by the panic hook, before the
 /// instance aborts: none of their futures will run again.
 pub fn reject_all_after_panic() {
