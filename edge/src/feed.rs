@@ -177,9 +177,16 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
                 int(i64::try_from(w.suppressed).unwrap_or(i64::MAX)),
             ],
         )?,
+        // One range of `seq`: up to the first row after `through` that is not too old, or
+        // every row if none is. The subquery walks from `through` and stops there, where
+        // `seq <= ? OR received_at < ?` scanned the whole feed (11 ms a prune at `keep`'s
+        // 100,000 rows, natively).
         FeedWrite::Prune { through, before } => sql::run(
             sql,
-            "DELETE FROM feed WHERE seq <= ? OR received_at < ?",
+            "DELETE FROM feed WHERE seq <= coalesce(
+               (SELECT seq FROM feed WHERE seq > ?1 AND received_at >= ?2 ORDER BY seq LIMIT 1)
+                 - 1,
+               (SELECT max(seq) FROM feed))",
             &[int(*through), int(before.map_or(i64::MIN, |b| b.0))],
         )?,
         FeedWrite::PruneDead { keep } => sql::run(
