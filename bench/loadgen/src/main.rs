@@ -9,16 +9,17 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hookonce_core::{sign_standard_webhooks, Scheme, Secret, UnixSeconds};
-use hookonce_loadgen::{Delivery, Scenario};
+use hookonce_loadgen::{Delivery, Scenario, ENTITIES};
 use serde_json::{json, Value};
 
 const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
 [--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
-[--progress] [--ready [--timeout 30] [--pid PID]]";
+[--progress] [--waves --pid PID] [--ready [--timeout 30] [--pid PID]]";
 /// Error responses kept verbatim for the report; the rest are only counted.
 const ERROR_SAMPLES: usize = 5;
 
@@ -36,6 +37,9 @@ struct Args {
     timeout: f64,
     /// `--ready` gives up as soon as this process (the server) has exited.
     pid: Option<u32>,
+    /// Print the CPU time of `pid`'s main thread per request for each wave of
+    /// [`ENTITIES`] answers: in `unique` the first wave is every entity's first event.
+    waves: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -95,9 +99,11 @@ fn parse_args() -> Result<Args, String> {
         json: take("json").is_some(),
         ready: take("ready").is_some(),
         progress: take("progress").is_some(),
+        waves: take("waves").is_some(),
     };
     match flags.keys().next() {
         Some(unknown) => Err(format!("unknown flag --{unknown}")),
+        None if args.waves && args.pid.is_none() => Err("--waves needs --pid".into()),
         None if args.concurrency == 0 => Err("--concurrency must be at least 1".into()),
         None => Ok(args),
     }
@@ -265,9 +271,45 @@ fn snippet(body: &str) -> String {
     body.chars().take(200).collect()
 }
 
+/// CPU time, user + system, of a process's main thread, in clock ticks.
+fn main_thread_ticks(pid: u32) -> Option<u64> {
+    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).ok()?)
+}
+
+/// utime + stime of a `/proc/…/stat` line: fields 14 and 15, the 12th and 13th after the
+/// command name, which is in parentheses and may hold spaces and parentheses itself.
+fn stat_ticks(stat: &str) -> Option<u64> {
+    let rest = stat.rsplit(')').next()?;
+    let mut fields = rest.split_whitespace().skip(11);
+    Some(fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?)
+}
+
+/// `--waves`' lines, one per wave between two marks of (answers, main-thread ticks).
+fn wave_lines(marks: &[(u64, u64)]) -> Vec<String> {
+    // Linux reports thread times in USER_HZ, 100 a second on every architecture it runs on.
+    const US_PER_TICK: f64 = 10_000.0;
+    marks
+        .windows(2)
+        .enumerate()
+        .map(|(i, pair)| {
+            let ((a, t0), (b, t1)) = (pair[0], pair[1]);
+            let per = t1.saturating_sub(t0) as f64 * US_PER_TICK / (b - a) as f64;
+            format!(
+                "loadgen: wave {}: answers {a}-{b}: {per:.0} us of the server's main thread each",
+                i + 1
+            )
+        })
+        .collect()
+}
+
 fn load(args: &Args) -> Value {
     let run = run_nonce();
     let next = AtomicU64::new(0);
+    let answered = AtomicU64::new(0);
+    let wave_pid = args.pid.filter(|_| args.waves);
+    let marks = Mutex::new(Vec::from_iter(
+        wave_pid.and_then(main_thread_ticks).map(|t| (0, t)),
+    ));
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(args.seconds);
     let mut total = Tally::default();
@@ -300,6 +342,12 @@ fn load(args: &Args) -> Value {
                         let t0 = Instant::now();
                         let answer = client.send(&args.secret, &d, &body);
                         tally.record(answer, t0.elapsed());
+                        let k = answered.fetch_add(1, Ordering::Relaxed) + 1;
+                        if let Some(pid) = wave_pid.filter(|_| k.is_multiple_of(ENTITIES)) {
+                            let ticks = main_thread_ticks(pid);
+                            let mut marks = marks.lock().expect("wave marks poisoned");
+                            marks.extend(ticks.map(|t| (k, t)));
+                        }
                     }
                     tally
                 })
@@ -310,6 +358,9 @@ fn load(args: &Args) -> Value {
         }
     });
     let elapsed = started.elapsed().as_secs_f64();
+    for line in wave_lines(&marks.into_inner().expect("wave marks poisoned")) {
+        eprintln!("{line}");
+    }
 
     let mut lat = total.latencies_us;
     lat.sort_unstable();
@@ -367,5 +418,31 @@ fn main() {
         for e in report["error_samples"].as_array().into_iter().flatten() {
             println!("  error: {e}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stat_line_gives_its_user_and_system_ticks_whatever_the_command_name() {
+        let line = "4242 (work (erd) x) S 1 4242 4242 0 -1 4194560 1200 0 3 0 731 269 0 0 20 0 9 0";
+        assert_eq!(stat_ticks(line), Some(731 + 269));
+        assert_eq!(stat_ticks("4242 (workerd) S 1"), None);
+        assert!(main_thread_ticks(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn each_wave_is_its_ticks_over_its_answers_in_microseconds() {
+        let lines = wave_lines(&[(0, 100), (1_000, 250), (2_000, 300)]);
+        assert_eq!(
+            lines,
+            [
+                "loadgen: wave 1: answers 0-1000: 1500 us of the server's main thread each",
+                "loadgen: wave 2: answers 1000-2000: 500 us of the server's main thread each",
+            ]
+        );
+        assert!(wave_lines(&[(0, 100)]).is_empty());
     }
 }
