@@ -178,13 +178,17 @@ fn run_nonce() -> String {
 /// Whether process `pid` still runs: its `/proc` entry exists and is not a zombie, the state
 /// a child of the shell that started it keeps until the shell reaps it.
 fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
-        // The state follows the command name, which is in parentheses and may hold spaces.
-        stat.rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next())
-            != Some("Z")
-    })
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat_fields(&stat).next() != Some("Z"))
+}
+
+/// The fields of a `/proc/…/stat` line after the command name (field 3, the state, first):
+/// the name is in parentheses and may hold spaces and parentheses itself.
+fn stat_fields(stat: &str) -> std::str::SplitWhitespace<'_> {
+    stat.rsplit(')')
+        .next()
+        .unwrap_or_default()
+        .split_whitespace()
 }
 
 /// Polls with one signed event until it is answered 200; prints that instant (unix ns).
@@ -277,10 +281,9 @@ fn main_thread_ticks(pid: u32) -> Option<u64> {
 }
 
 /// utime + stime of a `/proc/…/stat` line: fields 14 and 15, the 12th and 13th after the
-/// command name, which is in parentheses and may hold spaces and parentheses itself.
+/// command name ([`stat_fields`]).
 fn stat_ticks(stat: &str) -> Option<u64> {
-    let rest = stat.rsplit(')').next()?;
-    let mut fields = rest.split_whitespace().skip(11);
+    let mut fields = stat_fields(stat).skip(11);
     Some(fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?)
 }
 
