@@ -93,7 +93,7 @@ measure=$CARGO_TARGET_DIR/release/bench-storage
 # start of each worker serves the loads.
 runs=${BENCH_STARTUP_RUNS:-5}
 build_of() { [[ $1 == floor-rs ]] && echo "$floor_rs" || echo "$build"; }
-declare -A url started
+declare -A url server started
 serve_logs=$raw  # workerd's logs: bench/out/raw/NAME.log
 for r in $(seq 1 "$runs"); do
     for w in "${workers[@]}"; do
@@ -104,7 +104,7 @@ for r in $(seq 1 "$runs"); do
             kill "$served"
             wait "$served" 2>/dev/null || true
         else
-            url[$w]=http://127.0.0.1:$port
+            url[$w]=http://127.0.0.1:$port server[$w]=$served
         fi
     done
 done
@@ -118,10 +118,11 @@ done
 
 # The entity objects' SQLite files under a workerd state DIR; each run's entities are new.
 objects() { find "$1/do/hookonce-bench-entity" -name '*.sqlite' ! -name metadata.sqlite | sort; }
-# Runs scenario $2 against URL $3 into $raw/load-$1.json.
+# Runs scenario $1 against URL $2 into $raw/load-$3.json; with the server's process id
+# $4, its CPU time per event too (whole process, user + system: steadier than events/s).
 run_load() {
     "$loadgen" --url "$2" --scenario "$1" --seconds "$seconds" \
-        --concurrency "$concurrency" --json >"$raw/load-$3.json"
+        --concurrency "$concurrency" ${4:+--pid "$4"} --json >"$raw/load-$3.json"
 }
 # Measures the objects created under DIR $2 since $raw/objects-before-$1 into
 # $raw/storage-$1.json (extra args: bench-storage's).
@@ -161,7 +162,7 @@ for s in "${scenarios[@]}"; do
         for ((i = 0; i < n; i++)); do
             w=${workers[$(((i + r - 1) % n))]}
             step "5/6 load: $s round $r/$rounds on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
-            run_load "$s" "${url[$w]}" "$w-$s-r$r" || die "loading $w failed"
+            run_load "$s" "${url[$w]}" "$w-$s-r$r" "${server[$w]}" || die "loading $w failed"
         done
     done
     # The bytes of every object the rounds created, over the events they all recorded.

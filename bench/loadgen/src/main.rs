@@ -5,6 +5,7 @@
 //! loadgen --url http://127.0.0.1:8787 --scenario unique --seconds 20 --concurrency 16 --json
 //! loadgen --url http://127.0.0.1:8787 --ready --timeout 30   # prints unix ns of the first 200
 //! loadgen --url http://127.0.0.1:8787 --ready --pid 4242     # …or fails once process 4242 is gone
+//! loadgen --url http://127.0.0.1:8787 --seconds 20 --pid 4242 --json  # …and the server's CPU per event
 //! ```
 
 use std::collections::BTreeMap;
@@ -19,7 +20,7 @@ use serde_json::{json, Value};
 const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
 [--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
-[--progress] [--waves --pid PID] [--ready [--timeout 30] [--pid PID]]";
+[--progress] [--pid PID [--waves]] [--ready [--timeout 30] [--pid PID]]";
 /// Error responses kept verbatim for the report; the rest are only counted.
 const ERROR_SAMPLES: usize = 5;
 
@@ -35,7 +36,8 @@ struct Args {
     /// Print the requests started in each second on stderr, as the run goes.
     progress: bool,
     timeout: f64,
-    /// `--ready` gives up as soon as this process (the server) has exited.
+    /// The server's process: `--ready` gives up as soon as it has exited, and a load
+    /// reports its CPU time per event.
     pid: Option<u32>,
     /// Print the CPU time of `pid`'s main thread per request for each wave of
     /// [`ENTITIES`] answers: in `unique` the first wave is every entity's first event.
@@ -280,6 +282,22 @@ fn main_thread_ticks(pid: u32) -> Option<u64> {
     stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).ok()?)
 }
 
+/// CPU time, user + system, of a whole process (every thread), in clock ticks.
+fn process_ticks(pid: u32) -> Option<u64> {
+    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// Linux reports process and thread times in USER_HZ, 100 a second on every architecture
+/// it runs on.
+const US_PER_TICK: f64 = 10_000.0;
+
+/// Microseconds of CPU per event between two readings of a process's ticks; `None` without
+/// both readings or without an event.
+fn cpu_us_per_event(before: Option<u64>, after: Option<u64>, events: u64) -> Option<f64> {
+    let spent = after?.checked_sub(before?)?;
+    (events > 0).then(|| spent as f64 * US_PER_TICK / events as f64)
+}
+
 /// utime + stime of a `/proc/…/stat` line: fields 14 and 15, the 12th and 13th after the
 /// command name ([`stat_fields`]).
 fn stat_ticks(stat: &str) -> Option<u64> {
@@ -289,8 +307,6 @@ fn stat_ticks(stat: &str) -> Option<u64> {
 
 /// `--waves`' lines, one per wave between two marks of (answers, main-thread ticks).
 fn wave_lines(marks: &[(u64, u64)]) -> Vec<String> {
-    // Linux reports thread times in USER_HZ, 100 a second on every architecture it runs on.
-    const US_PER_TICK: f64 = 10_000.0;
     marks
         .windows(2)
         .enumerate()
@@ -313,6 +329,7 @@ fn load(args: &Args) -> Value {
     let marks = Mutex::new(Vec::from_iter(
         wave_pid.and_then(main_thread_ticks).map(|t| (0, t)),
     ));
+    let cpu_before = args.pid.and_then(process_ticks);
     let started = Instant::now();
     let deadline = started + Duration::from_secs_f64(args.seconds);
     let mut total = Tally::default();
@@ -361,6 +378,7 @@ fn load(args: &Args) -> Value {
         }
     });
     let elapsed = started.elapsed().as_secs_f64();
+    let cpu_after = args.pid.and_then(process_ticks);
     for line in wave_lines(&marks.into_inner().expect("wave marks poisoned")) {
         eprintln!("{line}");
     }
@@ -392,6 +410,8 @@ fn load(args: &Args) -> Value {
         "error_samples": total.error_samples,
         "outcomes": total.outcomes,
         "rows_written": rows,
+        // Steadier than events/s on a shared machine: the server's CPU, whatever it waited for.
+        "server_cpu_us_per_event": cpu_us_per_event(cpu_before, cpu_after, total.ok),
     })
 }
 
@@ -434,6 +454,18 @@ mod tests {
         assert_eq!(stat_ticks(line), Some(731 + 269));
         assert_eq!(stat_ticks("4242 (workerd) S 1"), None);
         assert!(main_thread_ticks(std::process::id()).is_some());
+        assert!(process_ticks(std::process::id()).is_some());
+    }
+
+    #[test]
+    fn the_servers_cpu_per_event_is_its_ticks_over_the_events_in_microseconds() {
+        assert_eq!(cpu_us_per_event(Some(100), Some(250), 3_000), Some(500.0));
+        assert_eq!(cpu_us_per_event(Some(100), Some(100), 10), Some(0.0));
+        assert_eq!(cpu_us_per_event(Some(100), Some(250), 0), None);
+        assert_eq!(cpu_us_per_event(None, Some(250), 3_000), None);
+        assert_eq!(cpu_us_per_event(Some(100), None, 3_000), None);
+        // A process that was replaced between the readings: no figure, not a huge one.
+        assert_eq!(cpu_us_per_event(Some(250), Some(100), 3_000), None);
     }
 
     #[test]

@@ -64,6 +64,11 @@ impl Rounds {
         self.each(|r| r["latency_ms"]["p99"].as_f64())
     }
 
+    /// The server's CPU µs per event, of the rounds that measured it (`loadgen --pid`).
+    fn cpu_per_event(&self) -> Vec<f64> {
+        self.each(|r| r["server_cpu_us_per_event"].as_f64())
+    }
+
     /// The rounds as one run: the median round's rates and latencies; errors, outcomes and
     /// rows written over all rounds.
     fn merged(&self) -> Value {
@@ -310,6 +315,25 @@ fn main() {
                 &per_round(1, Rounds::p99),
             )),
         ]);
+        // Each round's workerd CPU over its events: where events/s moves with the machine,
+        // this moves far less. Older raw results have none, and then no row.
+        let cpu = [
+            per_round(0, Rounds::cpu_per_event),
+            per_round(1, Rounds::cpu_per_event),
+        ];
+        if cpu.iter().any(|c| !c.is_empty()) {
+            let us = |c: &[f64]| median(c).map_or(NA.into(), |x| format!("{x:.0}"));
+            t.row([
+                &format!(
+                    "`{}` workerd CPU per event, µs (user + system, all its threads)",
+                    s.name()
+                ),
+                &path,
+                &us(&cpu[0]),
+                &us(&cpu[1]),
+                &times(paired(&cpu[0], &cpu[1])),
+            ]);
+        }
         let outcomes = cell(&|r| {
             let n = |k: &str| r["outcomes"][k].as_u64().unwrap_or(0).to_string();
             format!("{} · {}", r["errors"], OUTCOMES.map(n).join(" / "))
@@ -515,5 +539,15 @@ mod tests {
         assert_eq!(m["outcomes"]["applied"], json!(330));
         assert_eq!(m["rows_written"]["applied"]["answers"], json!(330.0));
         assert_eq!(m["rows_written"]["applied"]["mean"], json!(3.0));
+    }
+
+    #[test]
+    fn cpu_per_event_comes_from_the_rounds_that_measured_it() {
+        let mut measured = run(1000.0, 30.0, 100, 0);
+        measured["server_cpu_us_per_event"] = json!(640.0);
+        let mut unmeasured = run(1000.0, 30.0, 100, 0);
+        unmeasured["server_cpu_us_per_event"] = Value::Null;
+        let r = Rounds(vec![measured, unmeasured, run(900.0, 30.0, 90, 0)]);
+        assert_eq!(r.cpu_per_event(), [640.0]);
     }
 }
