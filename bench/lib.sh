@@ -28,15 +28,26 @@ bench_cleanup() {
 
 # bench_port: a TCP port for a server, below the kernel's ephemeral range (so no client's
 # connection, such as the load generator's, can hold it) and used by no socket on this
-# machine in any state.
+# machine in any state: the kernel's own tables (/proc/net/tcp and tcp6, whose second column
+# is the local address, the port in hex after the colon), so no tool like `ss` is needed.
 bench_port() {
     local low port
     read -r low _ </proc/sys/net/ipv4/ip_local_port_range
     ((low > 12000)) || low=32768
     while :; do
         port=$((10000 + RANDOM % (low - 10000)))
-        ss -tanH "( sport = :$port )" 2>/dev/null | grep -q . || { echo "$port"; return; }
+        bench_port_used "$port" /proc/net/tcp /proc/net/tcp6 || { echo "$port"; return; }
     done
+}
+
+# bench_port_used PORT TABLE...: whether a socket in any of the kernel's TCP tables (the
+# format of /proc/net/tcp) has PORT as its local port.
+bench_port_used() {
+    local hex
+    printf -v hex '%04X' "$1"
+    shift
+    awk -v port="$hex" 'FNR > 1 && substr($2, index($2, ":") + 1) == port { found = 1; exit }
+        END { exit !found }' "$@" 2>/dev/null
 }
 
 # bench_serve NAME KIND BUILD [FLAG...]: serves worker KIND (bench/workerd-config.sh's) from
