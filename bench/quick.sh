@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A quick A/B of one change: hookonce builds against the JS peer, interleaved, several
 # rounds, on workerd direct. Prints events/s, p99 and workerd's CPU time per event (user +
-# system, from /proc: far steadier than throughput on a shared machine) per round, and
-# the medians of the ratios; for a commit message, not for the README (bench/run.sh).
+# system, from /proc: untouched by other processes taking the CPU, though it moves with the
+# machine's speed as throughput does) per round, and the medians of the ratios; for a
+# commit message, not for the README (bench/run.sh).
 #
 #   bash bench/quick.sh [BUILD_DIR ...]
 #   bash bench/quick.sh build BENCH_LOG=error@build    # the same build, decision lines off

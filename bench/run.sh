@@ -119,7 +119,7 @@ done
 # The entity objects' SQLite files under a workerd state DIR; each run's entities are new.
 objects() { find "$1/do/hookonce-bench-entity" -name '*.sqlite' ! -name metadata.sqlite | sort; }
 # Runs scenario $1 against URL $2 into $raw/load-$3.json; with the server's process id
-# $4, its CPU time per event too (whole process, user + system: steadier than events/s).
+# $4, its CPU time per event too (whole process, user + system; see bench/README.md).
 run_load() {
     "$loadgen" --url "$2" --scenario "$1" --seconds "$seconds" \
         --concurrency "$concurrency" ${4:+--pid "$4"} --json >"$raw/load-$3.json"

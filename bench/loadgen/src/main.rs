@@ -410,7 +410,7 @@ fn load(args: &Args) -> Value {
         "error_samples": total.error_samples,
         "outcomes": total.outcomes,
         "rows_written": rows,
-        // Steadier than events/s on a shared machine: the server's CPU, whatever it waited for.
+        // What an event cost the server's process, all its threads, whatever else ran.
         "server_cpu_us_per_event": cpu_us_per_event(cpu_before, cpu_after, total.ok),
     })
 }
