@@ -315,8 +315,8 @@ fn main() {
                 &per_round(1, Rounds::p99),
             )),
         ]);
-        // Each round's workerd CPU over its events: where events/s moves with the machine,
-        // this moves far less. Older raw results have none, and then no row.
+        // Each round's workerd CPU over its events: what an event cost the runtime, V8's
+        // background threads included. Older raw results have none, and then no row.
         let cpu = [
             per_round(0, Rounds::cpu_per_event),
             per_round(1, Rounds::cpu_per_event),
