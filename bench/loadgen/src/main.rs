@@ -279,12 +279,17 @@ fn snippet(body: &str) -> String {
 
 /// CPU time, user + system, of a process's main thread, in clock ticks.
 fn main_thread_ticks(pid: u32) -> Option<u64> {
-    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/stat")).ok()?)
+    ticks_in(&format!("/proc/{pid}/task/{pid}/stat"))
 }
 
 /// CPU time, user + system, of a whole process (every thread), in clock ticks.
 fn process_ticks(pid: u32) -> Option<u64> {
-    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    ticks_in(&format!("/proc/{pid}/stat"))
+}
+
+/// [`stat_ticks`] of the stat file at `path`.
+fn ticks_in(path: &str) -> Option<u64> {
+    stat_ticks(&std::fs::read_to_string(path).ok()?)
 }
 
 /// Linux reports process and thread times in USER_HZ, 100 a second on every architecture
@@ -312,7 +317,7 @@ fn wave_lines(marks: &[(u64, u64)]) -> Vec<String> {
         .enumerate()
         .map(|(i, pair)| {
             let ((a, t0), (b, t1)) = (pair[0], pair[1]);
-            let per = t1.saturating_sub(t0) as f64 * US_PER_TICK / (b - a) as f64;
+            let per = cpu_us_per_event(Some(t0), Some(t1), b - a).unwrap_or(0.0);
             format!(
                 "loadgen: wave {}: answers {a}-{b}: {per:.0} us of the server's main thread each",
                 i + 1
