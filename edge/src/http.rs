@@ -2,10 +2,9 @@
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use worker::wasm_bindgen_futures::JsFuture;
 use worker::{js_sys, web_sys, Env, Headers, Request, Response, Result};
 
-use crate::problem;
+use crate::{problem, task};
 
 /// The named request headers that are present, as owned pairs. Each lookup crosses into
 /// JavaScript, so only what a source reads is copied, not every header.
@@ -21,7 +20,7 @@ pub fn headers(h: &web_sys::Headers, names: &[&str]) -> Vec<(String, String)> {
 /// fault, so a 400, never a 500. Read from the runtime's request: nothing else reads it.
 pub async fn body(req: &web_sys::Request) -> std::result::Result<Vec<u8>, Result<Response>> {
     let read = match req.array_buffer() {
-        Ok(promise) => JsFuture::from(promise).await,
+        Ok(promise) => task::wait(promise).await,
         Err(e) => Err(e),
     };
     read.map(|buf| js_sys::Uint8Array::new(&buf).to_vec())
@@ -161,7 +160,7 @@ pub async fn fetch_raw(
     init: &web_sys::RequestInit,
 ) -> Result<web_sys::Response> {
     let answer = match target.fetch_with_init(url, init) {
-        Ok(promise) => JsFuture::from(promise).await,
+        Ok(promise) => task::wait(promise).await,
         Err(e) => Err(e),
     };
     Ok(answer?.unchecked_into())

@@ -12,7 +12,9 @@
 //!
 //! So nothing in hookonce hands a future to wasm-bindgen's executor: the entry points
 //! ([`promise`], [`export_object!`]), `waitUntil` ([`detach`]) and
-//! `blockConcurrencyWhile` ([`hold_requests_until`]) all run here.
+//! `blockConcurrencyWhile` ([`hold_requests_until`]) all run here. The promises of a
+//! delivery's path (its body, the object's answer) are awaited with [`wait`], whose
+//! settling wakes the task from that promise's own callback, as `JsFuture`'s does.
 //!
 //! A panic (a bug) aborts the wasm instance, and with it every pending task's future, whose
 //! promise would then never settle: a request in flight would wait until its client gave
@@ -24,7 +26,7 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Wake, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 
 use hookonce_core::SmallMap;
 use wasm_bindgen::prelude::*;
@@ -49,6 +51,11 @@ thread_local! {
     static NEXT: Cell<u64> = const { Cell::new(0) };
     /// The one function every queued microtask calls, with its task's id.
     static RUN: Closure<dyn FnMut(f64)> = Closure::new(|id: f64| run(id as u64));
+    /// The promises [`wait`] is waiting on, by id, until their future takes the result.
+    static WAITING: RefCell<SmallMap<u64, Waiting>> = const { RefCell::new(SmallMap::new()) };
+    /// The one function every promise [`wait`] waits on settles through.
+    static SETTLED: Closure<dyn FnMut(f64, JsValue, bool)> =
+        Closure::new(|id: f64, value: JsValue, ok: bool| settled(id as u64, value, ok));
 }
 
 #[wasm_bindgen]
@@ -68,6 +75,79 @@ extern "C" {
 
     #[wasm_bindgen(method, js_name = catch)]
     fn catch_with(this: &Caught, handler: &js_sys::Function) -> js_sys::Promise;
+}
+
+#[wasm_bindgen(inline_js = "export function settle(promise, id, settled) {
+  promise.then((value) => settled(id, value, true), (error) => settled(id, error, false));
+}")]
+extern "C" {
+    /// `promise.then(…)` with two functions made here, in JavaScript, that call `settled`
+    /// with `id`: cheaper than two wasm-bindgen closures, which each cost a call to make,
+    /// a finalizer to register and a call to drop.
+    fn settle(promise: &js_sys::Promise, id: f64, settled: &Closure<dyn FnMut(f64, JsValue, bool)>);
+}
+
+/// A promise [`wait`] waits on.
+enum Waiting {
+    /// Not settled yet; the waker of the last poll.
+    Pending(Option<Waker>),
+    Settled(Result<JsValue, JsValue>),
+}
+
+/// `promise` as a future, as wasm-bindgen's `JsFuture` is, but settled through one
+/// function made once per instance (`SETTLED`), not two closures made per promise.
+pub fn wait(promise: js_sys::Promise) -> Wait {
+    let id = NEXT.with(|n| n.replace(n.get() + 1));
+    WAITING.with(|w| w.borrow_mut().insert(id, Waiting::Pending(None)));
+    SETTLED.with(|settled| settle(&promise, id as f64, settled));
+    Wait { id }
+}
+
+/// The future of [`wait`]: the promise's value, or its rejection's reason.
+pub struct Wait {
+    id: u64,
+}
+
+impl Future for Wait {
+    type Output = Result<JsValue, JsValue>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        WAITING.with(|w| {
+            let mut w = w.borrow_mut();
+            if let Some(Waiting::Pending(waker)) = w.get_mut(&self.id) {
+                *waker = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            match w.remove(&self.id) {
+                Some(Waiting::Settled(result)) => Poll::Ready(result),
+                // Taken by an earlier poll: a bug of the caller's, as for any future.
+                _ => panic!("a `Wait` polled after it completed"),
+            }
+        })
+    }
+}
+
+impl Drop for Wait {
+    /// A future dropped before its promise settled: the late settlement finds no entry.
+    fn drop(&mut self) {
+        WAITING.with(|w| w.borrow_mut().remove(&self.id));
+    }
+}
+
+/// The promise `id` settled: keep the result and wake the task waiting on it.
+fn settled(id: u64, value: JsValue, ok: bool) {
+    let waker = WAITING.with(|w| {
+        let mut w = w.borrow_mut();
+        let entry = w.get_mut(&id)?;
+        let result = if ok { Ok(value) } else { Err(value) };
+        match std::mem::replace(entry, Waiting::Settled(result)) {
+            Waiting::Pending(waker) => waker,
+            Waiting::Settled(_) => None,
+        }
+    });
+    if let Some(waker) = waker {
+        waker.wake();
+    }
 }
 
 /// A task's waker: its id, which is all `Send + Sync` needs to see.

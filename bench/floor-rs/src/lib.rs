@@ -6,7 +6,8 @@
 //!   entity (`data.object.id`, borrowed from the body), and calls that entity's object
 //!   with `fetch(url, init)` on the raw stub; the object's answer is passed on unconverted
 //!   (`edge/src/http.rs`, `call_object`).
-//! - Every future runs on hookonce's own executor (`edge/src/task.rs`, the same file).
+//! - Every future runs on hookonce's own executor, and every promise is awaited with its
+//!   `wait` (`edge/src/task.rs`, the same file).
 //! - The object answers at once in hookonce's shape (200, `Hookonce-Outcome`, JSON with
 //!   `rows_written`), built as the runtime's own `Response`: it writes and verifies nothing.
 //!
@@ -16,7 +17,6 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
-use worker::wasm_bindgen_futures::JsFuture;
 use worker::{js_sys, web_sys, worker_sys, Env};
 
 #[path = "../../../edge/src/task.rs"]
@@ -68,7 +68,7 @@ fn text(status: u16, body: &str) -> Result<web_sys::Response, JsValue> {
 #[wasm_bindgen]
 pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker_sys::Context) -> js_sys::Promise {
     task::promise(async move {
-        let buf = JsFuture::from(req.array_buffer()?).await?;
+        let buf = task::wait(req.array_buffer()?).await?;
         let body = js_sys::Uint8Array::new(&buf).to_vec();
         let Some(entity) = entity_of(&body) else {
             return Ok(text(400, "no data.object.id")?.into());
@@ -81,7 +81,7 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: worker_sys::Context) -> js_s
         let init = web_sys::RequestInit::new();
         init.set_method("POST");
         init.set_body(&js_sys::Uint8Array::from(&body[..]));
-        JsFuture::from(stub.fetch_with_init("https://entity.floor/", &init)?).await
+        task::wait(stub.fetch_with_init("https://entity.floor/", &init)?).await
     })
 }
 
