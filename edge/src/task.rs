@@ -129,6 +129,7 @@ impl Future for Wait {
 
 impl Drop for Wait {
     /// A future dropped before its promise settled: the late settlement finds no entry.
+    /// After `Ready` the entry is gone already, and this finds nothing to remove.
     fn drop(&mut self) {
         WAITING.with(|w| w.borrow_mut().remove(&self.id));
     }
@@ -142,6 +143,7 @@ fn settled(id: u64, value: JsValue, ok: bool) {
         let result = if ok { Ok(value) } else { Err(value) };
         match std::mem::replace(entry, Waiting::Settled(result)) {
             Waiting::Pending(waker) => waker,
+            // Not reached: `settle` registers one pair of callbacks, and a promise settles once.
             Waiting::Settled(_) => None,
         }
     });
