@@ -7,7 +7,11 @@
 #
 #   bash bench/quick.sh [BUILD_DIR ...]
 #   bash bench/quick.sh build BENCH_LOG=error@build    # the same build, decision lines off
-# Knobs: QUICK_SCENARIOS ("hot unique"), QUICK_ROUNDS (3), QUICK_SECONDS (6),
+# Each worker first serves QUICK_WARMUP seconds (5; 0 for none) of `unique`, not measured, so
+# that no round pays V8's first compile of its code; in each round every worker runs once, in
+# an order that rotates from round to round (as bench/run.sh does), so that no build always
+# runs right after the same one.
+# Knobs: QUICK_SCENARIOS ("hot unique"), QUICK_ROUNDS (3), QUICK_SECONDS (6), QUICK_WARMUP (5),
 # BENCH_CONCURRENCY (16). Each BUILD_DIR is a worker-build output (default: build),
 # optionally prefixed with VAR=VALUE@ for bench/workerd-config.sh (BENCH_LOG,
 # BENCH_BODY_RETENTION, BENCH_SOURCES); with two or more, each is compared with the peer
@@ -19,6 +23,8 @@ cd "$root"
 scenarios=(${QUICK_SCENARIOS:-hot unique})
 rounds=${QUICK_ROUNDS:-3}
 seconds=${QUICK_SECONDS:-6}
+warmup=${QUICK_WARMUP:-5}
+[[ $warmup =~ ^[0-9]+$ ]] || { echo "quick: QUICK_WARMUP must be a number of seconds" >&2; exit 2; }
 . "$root/bench/lib.sh"
 bench_scratch quick
 
@@ -29,10 +35,18 @@ field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 # CPU time of a process, user + system, in clock ticks.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
+if ((warmup > 0)); then
+    for n in "${names[@]}"; do
+        "$loadgen" --url "${url[$n]}" --scenario unique --seconds "$warmup" \
+            --concurrency "${BENCH_CONCURRENCY:-16}" --json >/dev/null
+    done
+fi
+declare -A shown
 for s in "${scenarios[@]}"; do
     for r in $(seq 1 "$rounds"); do
-        line="$s round $r:"
-        for n in "${names[@]}"; do
+        k=${#names[@]}
+        for ((i = 0; i < k; i++)); do
+            n=${names[$(((i + r - 1) % k))]}
             before=$(ticks "${pid[$n]}")
             "$loadgen" --url "${url[$n]}" --scenario "$s" --seconds "$seconds" \
                 --concurrency "${BENCH_CONCURRENCY:-16}" --json >"$tmp/out.json"
@@ -44,9 +58,11 @@ for s in "${scenarios[@]}"; do
             us=$(awk -v t=$((after - before)) -v hz="$hz" -v n="$ok" 'BEGIN {print 1e6 * t / hz / n}')
             printf '%s %s %s\n' "$eps" "$p99" "$us" >>"$tmp/$s-$n"
             echo "$errors" >>"$tmp/errors-$s-$n"
-            line+=$(printf ' %s %.0f/s p99 %.1f ms %.0f us/ev' "$n" "$eps" "$p99" "$us")
-            [[ $errors == 0 ]] || line+=" ($errors errors)"
+            shown[$n]=$(printf ' %s %.0f/s p99 %.1f ms %.0f us/ev' "$n" "$eps" "$p99" "$us")
+            [[ $errors == 0 ]] || shown[$n]+=" ($errors errors)"
         done
+        line="$s round $r:"
+        for n in "${names[@]}"; do line+=${shown[$n]}; done
         echo "$line"
     done
 done
