@@ -89,6 +89,14 @@ bench_start() {
     url[$1]=http://127.0.0.1:$port
 }
 
+# bench_order ROUND: the workers of $names, one a line, in the order round ROUND (from 1)
+# runs them. The order rotates by one each round, so that drift on a shared machine hits all
+# alike and no worker always runs right after the same one.
+bench_order() {
+    local k=${#names[@]} i
+    for ((i = 0; i < k; i++)); do echo "${names[$(((i + $1 - 1) % k))]}"; done
+}
+
 # The median of the numbers on standard input, one a line.
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 

@@ -28,11 +28,9 @@ bench_builds "$@"
 # CPU time of a process's main thread, user + system, in clock ticks.
 main_ticks() { awk '{print $14 + $15}' "/proc/$1/task/$1/stat"; }
 hz=$(getconf CLK_TCK)
-n=${#names[@]}
 for ((r = 1; r <= rounds; r++)); do
     line="$scenario round $r:"
-    for ((k = 0; k < n; k++)); do
-        w=${names[$(((k + r - 1) % n))]}
+    for w in $(bench_order "$r"); do
         t0=$(main_ticks "${pid[$w]}")
         "$loadgen" --url "${url[$w]}" --scenario "$scenario" --seconds "$seconds" \
             --concurrency "${BENCH_CONCURRENCY:-16}" --json --progress >"$tmp/out.json" 2>"$tmp/progress.txt" &

@@ -44,9 +44,7 @@ fi
 declare -A shown
 for s in "${scenarios[@]}"; do
     for r in $(seq 1 "$rounds"); do
-        k=${#names[@]}
-        for ((i = 0; i < k; i++)); do
-            n=${names[$(((i + r - 1) % k))]}
+        for n in $(bench_order "$r"); do
             before=$(ticks "${pid[$n]}")
             "$loadgen" --url "${url[$n]}" --scenario "$s" --seconds "$seconds" \
                 --concurrency "${BENCH_CONCURRENCY:-16}" --json >"$tmp/out.json"

@@ -33,8 +33,7 @@ for w in "${names[@]}"; do
 done
 n=${#names[@]}
 for ((r = 1; r <= rounds; r++)); do
-    for ((k = 0; k < n; k++)); do
-        w=${names[$(((k + r - 1) % n))]}
+    for w in $(bench_order "$r"); do
         run "$w" "$seconds" --waves --pid "${pid[$w]}" 2>"$tmp/waves.txt" >"$tmp/out.json"
         errors=$(sed -n 's/.*"errors":\([0-9]*\).*/\1/p' "$tmp/out.json")
         [[ $errors == 0 ]] || { echo "waves: $w answered $errors errors in round $r" >&2; exit 1; }
