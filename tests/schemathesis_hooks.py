@@ -2,29 +2,22 @@
 (tests/tests/the_running_worker_matches_its_openapi_description.rs).
 
 A generated delivery can't carry a valid signature, so each one to the `cockpit` source is
-signed as its Standard Webhooks provider would sign it, three bodies in four (chosen by the
-body's hash, so a run is reproducible: hypothesis reseeds `random` for every case): those
-reach hookonce's parsing and deciding, and the rest its verifier. The secret comes from the
-environment (COCKPIT_SECRET, from .dev.vars.example).
+signed with the published `standardwebhooks` package (as tests/src/oracle.rs uses it), three
+bodies in four (chosen by the body's hash, so a run is reproducible: hypothesis reseeds
+`random` for every case): those reach hookonce's parsing and deciding, and the rest its
+verifier. The secret comes from the environment (COCKPIT_SECRET, from .dev.vars.example).
 """
 
-import base64
+import datetime
 import hashlib
-import hmac
 import json
 import os
-import time
 
 import schemathesis
+from standardwebhooks.webhooks import Webhook
 
 # Sign a body unless the first byte of its SHA-256 is below this: three in four.
 UNSIGNED_BELOW = 64
-
-
-def _sign(secret: str, msg_id: str, ts: int, body: bytes) -> str:
-    key = base64.b64decode(secret.removeprefix("whsec_"))
-    mac = hmac.new(key, f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()
-    return "v1," + base64.b64encode(mac).decode()
 
 
 @schemathesis.hook
@@ -33,17 +26,18 @@ def before_call(context, case, kwargs):
         return
     # The bytes sent are the bytes signed: schemathesis sends a bytes body as it is.
     body = case.body if isinstance(case.body, bytes) else json.dumps(case.body).encode()
-    if hashlib.sha256(body).digest()[0] < UNSIGNED_BELOW:
+    digest = hashlib.sha256(body)
+    if digest.digest()[0] < UNSIGNED_BELOW:
         return
     case.body = body
-    msg_id = _printable_id(body) or "msg_" + hashlib.sha256(body).hexdigest()[:16]
-    ts = int(time.time())
+    msg_id = _printable_id(body) or "msg_" + digest.hexdigest()[:16]
+    now = datetime.datetime.now(tz=datetime.timezone.utc)
     headers = dict(case.headers or {})
     headers.update(
         {
             "webhook-id": msg_id,
-            "webhook-timestamp": str(ts),
-            "webhook-signature": _sign(os.environ["COCKPIT_SECRET"], msg_id, ts, body),
+            "webhook-timestamp": str(int(now.timestamp())),
+            "webhook-signature": Webhook(os.environ["COCKPIT_SECRET"]).sign(msg_id, now, body),
         }
     )
     case.headers = headers
