@@ -1,0 +1,162 @@
+//! The README's quick start, done as a newcomer does it: `make dev` prints a signed `curl`
+//! (`scripts/sample-delivery.sh`); they paste it, paste it again, then read the entity
+//! with the README's own `curl`. Each answer must be the one the README shows. The
+//! expected texts are read from README.md, so the page and the worker cannot drift apart.
+
+use std::fs;
+use std::process::Command;
+
+use hookonce_e2e::{repo_root, Resp, Worker};
+use serde_json::Value;
+
+/// The README's "Quick start" section: from its heading to the next `## `.
+fn quick_start(readme: &str) -> &str {
+    let start = readme
+        .find("\n## Quick start\n")
+        .expect("README.md has a Quick start section");
+    let rest = &readme[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    &rest[..end]
+}
+
+/// The fenced blocks of `text` whose info string is `lang`, in order.
+fn fenced<'a>(text: &'a str, lang: &str) -> Vec<&'a str> {
+    let open = format!("```{lang}\n");
+    text.match_indices(&open)
+        .map(|(i, _)| {
+            let body = &text[i + open.len()..];
+            &body[..body.find("```").expect("a fenced block is closed")]
+        })
+        .collect()
+}
+
+/// An HTTP answer as `curl -i` prints it, or as the README writes one.
+fn parse_http(text: &str) -> Resp {
+    let text = text.replace("\r\n", "\n");
+    let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in:\n{text}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Resp {
+        status,
+        headers,
+        body: body.trim_end().as_bytes().to_vec(),
+    }
+}
+
+/// Runs a command a reader pastes into their shell, and parses what `curl -i` printed.
+fn paste(command: &str) -> Resp {
+    let out = Command::new("bash")
+        .args(["-c", command])
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "the pasted command failed ({}): {command}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    parse_http(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Each header the README shows is in the answer, with the README's value.
+fn assert_headers(shown: &Resp, got: &Resp) {
+    for (name, value) in &shown.headers {
+        assert_eq!(
+            got.header(name),
+            Some(value.as_str()),
+            "the README shows `{name}: {value}`; the worker answered {got}"
+        );
+    }
+}
+
+#[test]
+fn a_newcomer_who_follows_the_quick_start_sees_what_the_readme_shows() {
+    let root = repo_root();
+    let readme = fs::read_to_string(root.join("README.md")).expect("README.md");
+    let quick = quick_start(&readme);
+    let makefile = fs::read_to_string(root.join("Makefile")).expect("Makefile");
+    let port = makefile
+        .lines()
+        .find_map(|l| l.strip_prefix("DEV_PORT ?= "))
+        .expect("the Makefile sets DEV_PORT")
+        .trim();
+    let dev_base = format!("http://127.0.0.1:{port}");
+    assert!(
+        quick.contains(&format!("<{dev_base}>")),
+        "the README says where `make dev` serves, and it is {dev_base}"
+    );
+
+    // The committed script and secrets, as on a fresh clone (no .dev.vars of a developer's).
+    let clone = tempfile::tempdir().unwrap();
+    fs::create_dir(clone.path().join("scripts")).unwrap();
+    for file in ["scripts/sample-delivery.sh", ".dev.vars.example"] {
+        fs::copy(root.join(file), clone.path().join(file)).unwrap();
+    }
+    let w = Worker::start();
+    let printed = Command::new("bash")
+        .arg(clone.path().join("scripts/sample-delivery.sh"))
+        .args([w.base.as_str(), "cockpit"])
+        .output()
+        .expect("bash runs");
+    assert!(printed.status.success(), "{printed:?}");
+    let curl = String::from_utf8(printed.stdout).unwrap();
+    let event_id = curl
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("-H 'webhook-id: "))
+        .and_then(|l| l.strip_suffix("' \\"))
+        .unwrap_or_else(|| panic!("the printed curl has a webhook-id:\n{curl}"))
+        .to_owned();
+
+    // "Paste the printed curl …, and you get:"
+    let shown = fenced(quick, "http");
+    assert_eq!(shown.len(), 1, "one answer shown in the quick start");
+    let shown = parse_http(&shown[0].replace("evt_…", &event_id));
+    let first = paste(&curl);
+    assert_eq!(first.status, shown.status, "{first}");
+    assert_headers(&shown, &first);
+    assert_eq!(
+        first.json(),
+        shown.json(),
+        "the README's body, with the event id"
+    );
+
+    // "Send the same curl again: `200`, `hookonce-outcome: duplicate`, `"rows_written":0`."
+    let again =
+        "Send the same curl again: `200`, `hookonce-outcome: duplicate`, `\"rows_written\":0`";
+    assert!(quick.contains(again), "the README still says: {again}");
+    let second = paste(&curl);
+    assert_eq!(second.status, 200, "{second}");
+    assert_eq!(
+        second.header("hookonce-outcome"),
+        Some("duplicate"),
+        "{second}"
+    );
+    let mut duplicate = shown.json();
+    duplicate["outcome"] = "duplicate".into();
+    duplicate["rows_written"] = 0.into();
+    assert_eq!(second.json(), duplicate);
+
+    // "Then look at the entity:" with the README's own command, on this worker's port.
+    let look = fenced(quick, "sh")
+        .into_iter()
+        .find(|b| b.contains("/entities/"))
+        .expect("the quick start shows how to read the entity");
+    assert!(look.contains(&dev_base), "{look}");
+    let entity = paste(
+        &look
+            .replace(&dev_base, &w.base)
+            .replace("curl ", "curl -i "),
+    );
+    assert_eq!(entity.status, 200, "{entity}");
+    let entity: Value = entity.json();
+    assert_eq!(entity["version"]["event_id"], event_id.as_str());
+    assert_eq!(entity["state"]["name"], "Ada Lovelace", "{entity}");
+}
