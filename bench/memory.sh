@@ -9,8 +9,9 @@
 # Knobs: MEMORY_SCENARIO (unique), MEMORY_ROUNDS (4), MEMORY_SECONDS (20),
 # BENCH_CONCURRENCY (16), MEMORY_IDLE (0): seconds to wait after each round, with no load,
 # before reading each workerd's memory again, by then with its objects closed (their WAL
-# index maps, RssShmem, are gone). What the process keeps after its objects close is RssAnon. Each BUILD_DIR is a hookonce worker-build output (default: build),
-# optionally prefixed with VAR=VALUE@ as in bench/quick.sh, e.g.
+# index maps, RssShmem, are gone); what the process keeps then is RssAnon. Each BUILD_DIR
+# is a hookonce worker-build output (default: build), optionally prefixed with VAR=VALUE@
+# as in bench/quick.sh, e.g.
 #   bash bench/memory.sh build 'BENCH_SOURCES={"cockpit":{…,"keep_raw_bodies":false,…}}@build'
 set -euo pipefail
 

@@ -74,7 +74,9 @@ impl RawRequest {
     }
 }
 
-fn parse_response(raw: &[u8]) -> Result<Resp, String> {
+/// An HTTP/1.1 response as it came off the wire (or as `curl -i` prints one): status
+/// line, headers, CRLF CRLF, body (de-chunked if it says it is chunked).
+pub fn parse_response(raw: &[u8]) -> Result<Resp, String> {
     let end = raw
         .windows(4)
         .position(|w| w == b"\r\n\r\n")

@@ -6,7 +6,7 @@
 use std::fs;
 use std::process::Command;
 
-use hookonce_e2e::{repo_root, Resp, Worker};
+use hookonce_e2e::{raw, repo_root, Resp, Worker};
 use serde_json::Value;
 
 /// The README's "Quick start" section: from its heading to the next `## `.
@@ -30,40 +30,35 @@ fn fenced<'a>(text: &'a str, lang: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// An HTTP answer as `curl -i` prints it, or as the README writes one.
-fn parse_http(text: &str) -> Resp {
-    let text = text.replace("\r\n", "\n");
-    let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line in:\n{text}"));
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    Resp {
-        status,
-        headers,
-        body: body.trim_end().as_bytes().to_vec(),
-    }
-}
-
-/// Runs a command a reader pastes into their shell, and parses what `curl -i` printed.
-fn paste(command: &str) -> Resp {
+/// Runs `command` with bash, as a reader does; what it printed.
+fn run(command: &str) -> String {
     let out = Command::new("bash")
         .args(["-c", command])
         .output()
         .expect("bash runs");
     assert!(
         out.status.success(),
-        "the pasted command failed ({}): {command}\n{}",
+        "the command failed ({}): {command}\n{}",
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    parse_http(&String::from_utf8_lossy(&out.stdout))
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// An HTTP answer as `curl -i` prints it, or as the README writes one (lines ending in LF).
+fn parse_http(text: &str) -> Resp {
+    let crlf = text.replace("\r\n", "\n").trim_end().replace('\n', "\r\n");
+    let crlf = if crlf.contains("\r\n\r\n") {
+        crlf
+    } else {
+        crlf + "\r\n\r\n"
+    };
+    raw::parse_response(crlf.as_bytes()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Pastes `command` into a shell and parses what `curl -i` printed.
+fn paste(command: &str) -> Resp {
+    parse_http(&run(command))
 }
 
 /// Each header the README shows is in the answer, with the README's value.
@@ -101,13 +96,8 @@ fn a_newcomer_who_follows_the_quick_start_sees_what_the_readme_shows() {
         fs::copy(root.join(file), clone.path().join(file)).unwrap();
     }
     let w = Worker::start();
-    let printed = Command::new("bash")
-        .arg(clone.path().join("scripts/sample-delivery.sh"))
-        .args([w.base.as_str(), "cockpit"])
-        .output()
-        .expect("bash runs");
-    assert!(printed.status.success(), "{printed:?}");
-    let curl = String::from_utf8(printed.stdout).unwrap();
+    let script = clone.path().join("scripts/sample-delivery.sh");
+    let curl = run(&format!("bash '{}' '{}' cockpit", script.display(), w.base));
     let event_id = curl
         .lines()
         .find_map(|l| l.trim().strip_prefix("-H 'webhook-id: "))
