@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
 use crate::extract::Pointers;
+use crate::outbound::{self, Policy, Refusal};
 use crate::retention::{Lifetimes, Retention, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION};
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
@@ -62,15 +63,17 @@ impl Effects {
         self.by_type.get(event_type).unwrap_or(&self.fallback)
     }
 
+    /// Every effect a type can have, the fallback's included.
+    fn all(&self) -> impl Iterator<Item = &Effect> {
+        self.by_type.values().chain(std::iter::once(&self.fallback))
+    }
+
     /// Every ledger amount pointer any type reads.
     pub(crate) fn amount_pointers(&self) -> impl Iterator<Item = &str> {
-        self.by_type
-            .values()
-            .chain(std::iter::once(&self.fallback))
-            .filter_map(|e| match e {
-                Effect::Ledger { amount } => Some(amount.as_str()),
-                _ => None,
-            })
+        self.all().filter_map(|e| match e {
+            Effect::Ledger { amount } => Some(amount.as_str()),
+            _ => None,
+        })
     }
 }
 
@@ -193,6 +196,9 @@ pub struct SourceConfig {
     pub keep_raw_bodies: bool,
     /// Largest accepted body, in bytes.
     pub max_body: usize,
+    /// Whether fields read from headers the signature does not cover may decide a
+    /// snapshot's version and entity or a ledger's id (`trust_unsigned_headers`).
+    pub trust_unsigned_headers: bool,
 }
 
 /// A configuration problem, naming the field as `source.path`.
@@ -206,6 +212,8 @@ pub enum ConfigError {
     Invalid(String, &'static str),
     /// A field hookonce does not know (likely a typo).
     Unknown(String),
+    /// A destination the outbound guard refuses.
+    Destination(String, Refusal),
 }
 
 impl fmt::Display for ConfigError {
@@ -215,6 +223,7 @@ impl fmt::Display for ConfigError {
             ConfigError::Missing(at) => write!(f, "{at}: missing"),
             ConfigError::Invalid(at, why) => write!(f, "{at}: {why}"),
             ConfigError::Unknown(at) => write!(f, "{at}: unknown field"),
+            ConfigError::Destination(at, refusal) => write!(f, "{at}: {refusal}"),
         }
     }
 }
@@ -257,6 +266,19 @@ impl Sources {
     /// Every source, by name.
     pub fn iter(&self) -> impl Iterator<Item = &SourceConfig> {
         self.0.values()
+    }
+
+    /// Every configured URL destination through the outbound guard: the first one it
+    /// refuses, with its field.
+    pub fn check_outbound(&self, policy: Policy) -> Result<(), ConfigError> {
+        for source in self.iter() {
+            if let Some(Destination::Url(url)) = source.forward.as_ref().map(|f| &f.destination) {
+                outbound::check(url, policy, None).map_err(|r| {
+                    ConfigError::Destination(format!("{}.forward.url", source.name), r)
+                })?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -361,7 +383,9 @@ fn default_shape(scheme: &Scheme) -> [FieldSource; 5] {
         Scheme::Shopify => [
             h("x-shopify-event-id"),
             h("x-shopify-topic"),
-            h("x-shopify-triggered-at"),
+            // The version comes from the signed body: the topic's resource carries its
+            // own `updated_at`, where X-Shopify-Triggered-At is outside the HMAC.
+            p("/updated_at"),
             p("/id"),
             p(""),
         ],
@@ -516,7 +540,15 @@ impl SourceConfig {
                 .and_then(|n| usize::try_from(n).ok())
                 .ok_or_else(|| r.invalid("max_body_bytes", "expected 1 to 33554432"))?,
         };
+        let trust_unsigned_headers = match r.get("trust_unsigned_headers") {
+            None => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(r.invalid("trust_unsigned_headers", "expected true or false")),
+        };
         r.finish()?;
+        if !trust_unsigned_headers {
+            signed_where_it_matters(name, &scheme, [&id, &created_at, &entity], &effects)?;
+        }
 
         Ok(SourceConfig {
             name: name.to_owned(),
@@ -529,8 +561,54 @@ impl SourceConfig {
             body_retention,
             keep_raw_bodies,
             max_body,
+            trust_unsigned_headers,
         })
     }
+}
+
+/// A snapshot's version and entity, and a ledger's id and entity, must come from what the
+/// signature covers: with an unsigned version, one captured body sent again with a far
+/// future one wedges its entity (every later event is stale); with an unsigned id, it
+/// counts its amount again. `trust_unsigned_headers = true` accepts that risk.
+fn signed_where_it_matters(
+    name: &str,
+    scheme: &Scheme,
+    [id, created_at, entity]: [&FieldSource; 3],
+    effects: &Effects,
+) -> Result<(), ConfigError> {
+    let signed = scheme.signed_headers();
+    let unsigned =
+        |f: &FieldSource| matches!(f, FieldSource::Header(h) if !signed.contains(&h.as_str()));
+    let snapshot = effects.all().any(|e| matches!(e, Effect::Snapshot));
+    let ledger = effects.all().any(|e| matches!(e, Effect::Ledger { .. }));
+    for (needed, field, path, why) in [
+        (
+            snapshot,
+            created_at,
+            "created_at",
+            "a snapshot effect orders by this version, but its header is not signed; use a body \
+          pointer or sign the header, or set trust_unsigned_headers = true to accept the risk",
+        ),
+        (
+            snapshot || ledger,
+            entity,
+            "entity",
+            "snapshot and ledger effects key state by this entity, but its header is not signed; \
+          use a body pointer or sign the header, or set trust_unsigned_headers = true",
+        ),
+        (
+            ledger,
+            id,
+            "id",
+            "a ledger effect counts each id once, but this id's header is not signed; use a body \
+          pointer or sign the header, or set trust_unsigned_headers = true to accept the risk",
+        ),
+    ] {
+        if needed && unsigned(field) {
+            return Err(ConfigError::Invalid(format!("{name}.fields.{path}"), why));
+        }
+    }
+    Ok(())
 }
 
 /// `hmac = { header, prefix, encoding, signed, timestamp_header, separator }`.
@@ -664,7 +742,7 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
             return Err(r.invalid(
                 key,
                 match key {
-                    "url" => "expected an http:// or https:// URL with a host and no credentials",
+                    "url" => "expected an https:// URL with a host and no credentials",
                     _ => "expected a binding name: a letter or _, then letters, digits or _",
                 },
             ));
@@ -982,12 +1060,93 @@ mod tests {
     }
 
     #[test]
+    fn a_configured_url_passes_the_outbound_guard_or_fails_the_configuration() {
+        let with_url = |url: &str| {
+            let mut v = cockpit();
+            v["forward"] = json!({ "url": url });
+            Sources::from_json(&json!({ "cockpit": v })).unwrap()
+        };
+        let strict = Policy::default();
+        let open = Policy::from_var(Some("true")).unwrap();
+        assert_eq!(
+            with_url("https://app.example/in").check_outbound(strict),
+            Ok(())
+        );
+        let local = with_url("http://127.0.0.1:9000/in");
+        assert_eq!(local.check_outbound(open), Ok(()));
+        let e = local.check_outbound(strict).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("cockpit.forward.url: plain http://"),
+            "{e}"
+        );
+        let e = with_url("https://169.254.169.254/")
+            .check_outbound(strict)
+            .unwrap_err();
+        assert!(e.to_string().contains("no-private-destinations"), "{e}");
+        assert!(Policy::from_var(Some("yes")).is_err());
+        assert_eq!(Policy::from_var(Some("false")), Ok(strict));
+    }
+
+    #[test]
+    fn state_is_never_decided_by_a_header_the_signature_does_not_cover() {
+        let source = |scheme: &str, effects: Value, extra: Value| {
+            let mut v = json!({ "scheme": scheme, "secrets": ["S"], "effects": effects });
+            v.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            SourceConfig::from_json("src", &v)
+        };
+        let ledger = json!({ "paid": { "ledger": "/amount" } });
+        let field = |r: Result<SourceConfig, ConfigError>| match r {
+            Err(ConfigError::Invalid(at, why)) => {
+                assert!(why.contains("trust_unsigned_headers"), "{why}");
+                at
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        };
+        // Shopify and GitHub sign only the body; their ids come from headers.
+        assert_eq!(
+            field(source("shopify", ledger.clone(), json!({}))),
+            "src.fields.id"
+        );
+        assert_eq!(
+            field(source("github", ledger.clone(), json!({}))),
+            "src.fields.id"
+        );
+        // Snapshots take their version from the body (Shopify's /updated_at): signed.
+        let snap = json!({ "*": "snapshot" });
+        assert!(source("shopify", snap, json!({})).is_ok());
+        // The generic scheme: headers it reads must be in `signed`, or trusted explicitly.
+        let hmac = |signed: &str| json!({ "hmac": { "header": "x-sig", "signed": signed }, "id_header": "x-id" });
+        assert_eq!(
+            field(source("hmac", ledger.clone(), hmac("{body}"))),
+            "src.fields.id"
+        );
+        assert!(source("hmac", ledger.clone(), hmac("{header:x-id}.{body}")).is_ok());
+        // Standard Webhooks signs webhook-id.
+        let swh = json!({ "id_header": "webhook-id" });
+        assert!(source("standard-webhooks", ledger.clone(), swh).is_ok());
+        // The opt-in.
+        let trusted = source("shopify", ledger, json!({ "trust_unsigned_headers": true }));
+        assert!(trusted.unwrap().trust_unsigned_headers);
+        // Notify effects decide no state: an unsigned id only names the event.
+        assert!(source("github", json!({ "*": "notify" }), json!({})).is_ok());
+    }
+
+    #[test]
     fn presets_read_their_providers_fields() {
         let mut v = cockpit();
         v["scheme"] = json!("shopify");
+        v["effects"] = json!({ "orders/updated": "snapshot" });
         let s = SourceConfig::from_json("shop", &v).unwrap();
         assert_eq!(s.shape.id, FieldSource::Header("x-shopify-event-id".into()));
         assert_eq!(s.shape.kind, FieldSource::Header("x-shopify-topic".into()));
+        assert_eq!(
+            s.shape.created_at,
+            FieldSource::Pointer("/updated_at".into()),
+            "Shopify's version is the signed resource's own"
+        );
         v["scheme"] = json!("slack");
         let s = SourceConfig::from_json("slack", &v).unwrap();
         assert_eq!(s.shape.id, FieldSource::Pointer("/event_id".into()));

@@ -195,6 +195,19 @@ impl HmacSpec {
         names
     }
 
+    /// The headers whose values the MAC covers: the timestamp header where `{timestamp}`
+    /// is signed, and each `{header:NAME}`.
+    pub fn signed_headers(&self) -> Vec<&str> {
+        self.signed
+            .iter()
+            .filter_map(|part| match part {
+                Part::Timestamp => self.timestamp_header.as_deref(),
+                Part::Header(h) => Some(h.as_str()),
+                Part::Text(_) | Part::Body => None,
+            })
+            .collect()
+    }
+
     /// The MACs presented in the header value: each entry split by the separator, with the
     /// prefix, decoded. Entries that are not of this form are skipped, not fatal.
     pub(crate) fn presented(&self, value: &str) -> Vec<[u8; 32]> {

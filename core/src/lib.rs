@@ -83,9 +83,10 @@ mod hex;
 mod idempotency;
 mod log;
 mod names;
+pub mod outbound;
 mod outbox;
 mod packing;
-mod publish;
+pub mod publish;
 mod retention;
 mod retry;
 mod route;
@@ -139,8 +140,8 @@ pub use forward::{
     SERVICE_URL,
 };
 pub use outbox::{
-    after_attempt, step as outbox_step, target as outbox_target, Head, OutboxStatus, Step, Target,
-    Transition,
+    after_attempt, step as outbox_step, target as outbox_target, Head, OutboxStatus, SigningKey,
+    Step, Target, Transition,
 };
 
 // The publish API.

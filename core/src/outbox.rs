@@ -58,9 +58,21 @@ pub struct Head {
     pub next_attempt_at: UnixSeconds,
 }
 
+/// Which of hookonce's two signing keys signs a row. A published message and a forwarded
+/// provider event never share a key, so neither verifies as the other at the receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigningKey {
+    /// `HOOKONCE_FORWARD_SECRET`: events forwarded from a source.
+    Forward,
+    /// `HOOKONCE_PUBLISH_SECRET`: messages from the publish API.
+    Publish,
+}
+
 /// Where and how a row is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target<'a> {
+    /// Which key signs it.
+    pub key: SigningKey,
     /// The destination: a URL, a service binding or a queue binding.
     pub destination: Destination<&'a str>,
     /// What follows a failed attempt.
@@ -81,11 +93,13 @@ pub fn target<'a>(
 ) -> Option<Target<'a>> {
     match own_destination {
         Some(url) => Some(Target {
+            key: SigningKey::Publish,
             destination: Destination::Url(url),
             schedule: DEFAULT_SCHEDULE.get_or_init(Schedule::default),
             timeout: DEFAULT_FORWARD_TIMEOUT,
         }),
         None => source.and_then(|s| s.forward.as_ref()).map(|f| Target {
+            key: SigningKey::Forward,
             destination: f.destination.as_deref(),
             schedule: &f.schedule,
             timeout: f.timeout,
@@ -220,6 +234,11 @@ impl fmt::Display for AttemptResult {
             AttemptResult::NetworkError => f.write_str("network error"),
             AttemptResult::Enqueued => f.write_str("enqueued"),
             AttemptResult::QueueError => f.write_str("queue send failed"),
+            AttemptResult::Redirect { code, location } => write!(
+                f,
+                "http {code} redirect to {}, not followed",
+                location.as_deref().unwrap_or("(no location)")
+            ),
             AttemptResult::TooLarge { bytes } => write!(
                 f,
                 "queue message of {bytes} bytes (at most {MAX_QUEUE_MESSAGE})"

@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::idempotency::{Fingerprint, IdempotencyKey, KeyPolicy, KeyState, StoredResponse};
+use crate::outbound::{self, HostList, Policy, Refusal};
 use crate::time::UnixSeconds;
-use crate::urls::is_http_url;
 
 /// Largest publish body.
 pub const MAX_BODY: usize = 1 << 20;
@@ -35,8 +35,8 @@ pub struct Message {
 pub enum PublishError {
     /// Not a JSON object with the three fields; the text says what serde saw.
     NotAMessage(String),
-    /// `destination` is not an http(s) URL.
-    Destination,
+    /// `destination` is not one hookonce may send to.
+    Destination(Refusal),
     /// `event_type` is empty or too long.
     EventType,
 }
@@ -48,10 +48,7 @@ impl fmt::Display for PublishError {
                 f,
                 "the body must be a JSON object with destination, event_type and payload: {e}"
             ),
-            PublishError::Destination => f.write_str(
-                "destination: expected an http:// or https:// URL with a host (ASCII; \
-                     punycode for other names) and no credentials",
-            ),
+            PublishError::Destination(r) => write!(f, "destination: {r}"),
             PublishError::EventType => f.write_str("event_type: expected 1 to 255 characters"),
         }
     }
@@ -64,14 +61,78 @@ impl Message {
     pub fn parse(body: &[u8]) -> Result<Message, PublishError> {
         let m: Message =
             serde_json::from_slice(body).map_err(|e| PublishError::NotAMessage(e.to_string()))?;
-        if !is_http_url(&m.destination) {
-            return Err(PublishError::Destination);
-        }
+        outbound::check(
+            &m.destination,
+            Policy {
+                allow_private: true,
+            },
+            None,
+        )
+        .map_err(PublishError::Destination)?;
         if m.event_type.is_empty() || m.event_type.len() > 255 {
             return Err(PublishError::EventType);
         }
         Ok(m)
     }
+
+    /// Whether the outbound guard lets this message's destination through, for a token
+    /// with the list of hosts `allowed` (if it has one).
+    pub fn admit(&self, policy: Policy, allowed: Option<&HostList>) -> Result<(), PublishError> {
+        outbound::check(&self.destination, policy, allowed).map_err(PublishError::Destination)
+    }
+}
+
+/// A publish token, and the hosts its messages may go to when it names any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Token {
+    /// The bearer token.
+    pub token: String,
+    /// Only these hosts, when set.
+    pub hosts: Option<HostList>,
+}
+
+/// Why `HOOKONCE_PUBLISH_TOKENS` is refused. It never quotes a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokensError {
+    /// The entry's position, from 1.
+    pub entry: usize,
+}
+
+impl fmt::Display for TokensError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "HOOKONCE_PUBLISH_TOKENS: entry {}: after the token, expected host names or \
+             *.domain patterns separated by spaces",
+            self.entry
+        )
+    }
+}
+
+impl std::error::Error for TokensError {}
+
+/// Parses `HOOKONCE_PUBLISH_TOKENS`: comma-separated entries, each a token, optionally
+/// followed by the hosts its messages may go to, separated by spaces
+/// (`tok_a hooks.example.com *.app.example, tok_b`). A bearer token holds no space or
+/// comma (RFC 6750's `b64token`), so neither can be mistaken for part of one.
+pub fn tokens(text: &str) -> Result<Vec<Token>, TokensError> {
+    let mut out = Vec::new();
+    for (i, entry) in text.split(',').enumerate() {
+        let mut words = entry.split_whitespace();
+        let Some(token) = words.next() else {
+            continue;
+        };
+        let hosts: Vec<&str> = words.collect();
+        let hosts = match hosts.is_empty() {
+            true => None,
+            false => Some(HostList::new(hosts).ok_or(TokensError { entry: i + 1 })?),
+        };
+        out.push(Token {
+            token: token.to_owned(),
+            hosts,
+        });
+    }
+    Ok(out)
 }
 
 /// What accepting a message stores: the key's state (with the receipt to replay), and the
@@ -143,6 +204,42 @@ pub fn message_id(scope: &str, accepted_at_ms: i64) -> String {
 mod tests {
     use super::*;
     use crate::idempotency::IdempotencyKey;
+
+    #[test]
+    fn tokens_carry_their_hosts_and_a_bad_host_names_the_entry_not_the_token() {
+        let t = tokens(" tok_a hooks.example.com *.app.example , tok_b,, ").unwrap();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[0].token, "tok_a");
+        assert_eq!(
+            t[0].hosts,
+            HostList::new(["hooks.example.com", "*.app.example"])
+        );
+        assert_eq!((t[1].token.as_str(), &t[1].hosts), ("tok_b", &None));
+        let e = tokens("ok, secret-token https://x/").unwrap_err();
+        assert_eq!(e, TokensError { entry: 2 });
+        assert!(!e.to_string().contains("secret-token"));
+    }
+
+    #[test]
+    fn a_message_is_admitted_only_where_the_guard_and_the_token_allow() {
+        let m = Message::parse(
+            br#"{"destination":"https://hooks.example.com/in","event_type":"t","payload":{}}"#,
+        )
+        .unwrap();
+        let strict = Policy::default();
+        assert_eq!(m.admit(strict, None), Ok(()));
+        let other = HostList::new(["other.example"]).unwrap();
+        assert!(matches!(
+            m.admit(strict, Some(&other)),
+            Err(PublishError::Destination(Refusal::NotAllowed))
+        ));
+        let local = Message::parse(
+            br#"{"destination":"http://127.0.0.1:9/","event_type":"t","payload":{}}"#,
+        )
+        .unwrap();
+        let e = local.admit(strict, None).unwrap_err();
+        assert!(e.to_string().contains("rule https-only"), "{e}");
+    }
 
     #[test]
     fn a_key_hookonce_sends_parses_back_to_the_same_key() {

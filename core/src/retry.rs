@@ -80,7 +80,7 @@ impl fmt::Display for ScheduleError {
 impl std::error::Error for ScheduleError {}
 
 /// What one delivery attempt came to, as the adapter saw it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttemptResult {
     /// The application answered.
     Status {
@@ -102,6 +102,48 @@ pub enum AttemptResult {
         /// Its size in bytes.
         bytes: usize,
     },
+    /// The destination answered with a redirect. hookonce never follows one: the signed
+    /// body would go to a host nobody configured. It counts as a failed attempt.
+    Redirect {
+        /// The 3xx status.
+        code: u16,
+        /// Its `Location`, as [`AttemptResult::redirect`] keeps it.
+        location: Option<String>,
+    },
+}
+
+impl AttemptResult {
+    /// The longest `Location` kept for the record; the destination chooses it.
+    pub const MAX_LOCATION: usize = 200;
+
+    /// What an HTTP answer with `code` came to, given its `Retry-After` and `Location`
+    /// headers: a 3xx is a [`AttemptResult::Redirect`], any other status is itself.
+    pub fn answered(
+        code: u16,
+        retry_after: Option<&str>,
+        location: Option<&str>,
+        now: UnixSeconds,
+    ) -> AttemptResult {
+        match code {
+            300..=399 => AttemptResult::redirect(code, location),
+            _ => AttemptResult::Status {
+                code,
+                retry_after: retry_after.and_then(|v| parse_retry_after(v, now)),
+            },
+        }
+    }
+
+    /// A redirect, with as much of its `Location` as is visible ASCII, cut to
+    /// [`Self::MAX_LOCATION`] bytes.
+    pub fn redirect(code: u16, location: Option<&str>) -> AttemptResult {
+        let location = location.map(|l| {
+            l.chars()
+                .filter(|c| c.is_ascii_graphic())
+                .take(Self::MAX_LOCATION)
+                .collect()
+        });
+        AttemptResult::Redirect { code, location }
+    }
 }
 
 /// Why a message was given up on.
@@ -242,6 +284,7 @@ impl Schedule {
                 retry_after: Some(retry_after),
             } => retry_after.max(Seconds(1)),
             AttemptResult::Status { .. }
+            | AttemptResult::Redirect { .. }
             | AttemptResult::Timeout
             | AttemptResult::NetworkError
             | AttemptResult::QueueError => jittered(self.delay_after(attempt), jitter),
@@ -310,6 +353,34 @@ mod tests {
     }
 
     // --- decisions ---
+
+    #[test]
+    fn a_redirect_is_a_failed_attempt_that_keeps_a_cleaned_location() {
+        let r = AttemptResult::answered(307, None, Some("https://elsewhere.example/\u{7f}x"), T0);
+        assert_eq!(
+            r,
+            AttemptResult::Redirect {
+                code: 307,
+                location: Some("https://elsewhere.example/x".into())
+            }
+        );
+        let s = Schedule::default();
+        assert!(matches!(s.next(1, &r, T0, T0, NO_JITTER), Next::RetryAt(_)));
+        let long = "a".repeat(1000);
+        let AttemptResult::Redirect { location, .. } =
+            AttemptResult::answered(301, None, Some(&long), T0)
+        else {
+            panic!("a redirect");
+        };
+        assert_eq!(location.unwrap().len(), AttemptResult::MAX_LOCATION);
+        assert_eq!(
+            AttemptResult::answered(503, Some("7"), None, T0),
+            AttemptResult::Status {
+                code: 503,
+                retry_after: Some(Seconds(7))
+            }
+        );
+    }
 
     #[test]
     fn any_2xx_is_delivered() {

@@ -107,6 +107,20 @@ impl Scheme {
         }
     }
 
+    /// The request headers whose values the signature covers, besides the body (which
+    /// every scheme signs). A field read from any other header is unsigned: whoever holds
+    /// one signed body can send it again with another value there.
+    pub fn signed_headers(&self) -> Vec<&str> {
+        match self {
+            Scheme::StandardWebhooks => vec![WEBHOOK_ID, WEBHOOK_TIMESTAMP],
+            Scheme::Stripe | Scheme::GitHub => Vec::new(),
+            Scheme::Shopify | Scheme::Slack | Scheme::Hmac(_) => self
+                .spec()
+                .map(HmacSpec::signed_headers)
+                .unwrap_or_default(),
+        }
+    }
+
     /// Parses a secret as this scheme's provider displays it.
     ///
     /// - Standard Webhooks: optional `whsec_` prefix, then standard base64 of the key, padded

@@ -154,13 +154,9 @@ pub async fn deliver_due(
     let sql = storage.sql();
     while let Some(due) = sql::head(&sql)? {
         let source = loaded.source(&due.source).map(|s| &s.config);
-        let sendable = (
-            outbox_target(due.destination.as_deref(), source),
-            loaded.forward_secret.as_ref(),
-            due.body.as_deref(),
-        );
-        let sendable = match sendable {
-            (Some(to), Some(secret), Some(body)) => Some((to, secret, body)),
+        let to = outbox_target(due.destination.as_deref(), source);
+        let sendable = match (to, due.body.as_deref()) {
+            (Some(to), Some(body)) => loaded.signer(to.key).map(|secret| (to, secret, body)),
             _ => None,
         };
         let transition = match outbox_step(&due.head, sendable, clock::now()) {

@@ -27,6 +27,7 @@ kinds! {
     UNAUTHORIZED = (401, "unauthorized", "Missing or wrong bearer token");
     BAD_EVENT = (400, "invalid-event", "The event cannot be read");
     BAD_REQUEST = (400, "bad-request", "Bad request");
+    DESTINATION_REFUSED = (400, "destination-refused", "The outbound guard refuses this destination");
     KEY_MISSING = (400, "idempotency-key-missing", "Idempotency-Key is required");
     KEY_MALFORMED = (400, "idempotency-key-malformed", "Idempotency-Key is malformed");
     KEY_MISMATCH = (422, "idempotency-key-reused", "Idempotency-Key was used for a different request");

@@ -1,17 +1,23 @@
 //! The Worker's side of `POST /v1/messages`: authenticate, check the key and the body,
 //! then hand over to the key's object (see `keys`).
 
-use hookonce_core::{key_scope, IdempotencyKey, KeyError, Message, PUBLISH_MAX_BODY};
+use hookonce_core::outbound::{HostList, Policy};
+use hookonce_core::{key_scope, IdempotencyKey, KeyError, Message, PublishError, PUBLISH_MAX_BODY};
 use worker::{Env, Headers, Request, Response, Result};
 
 use crate::internal::{KEYS_BINDING, KEY_HEADER, PUBLISH_URL, SCOPE_HEADER, STATUS_URL};
 use crate::{http, problem, sources};
 
+/// A publish API request's key, scoped to its token, and what the outbound guard allows
+/// that token.
+struct Caller {
+    scoped: (String, IdempotencyKey),
+    policy: Policy,
+    hosts: Option<HostList>,
+}
+
 /// The publish token and the Idempotency-Key of a publish API request, or the problem.
-fn authenticate(
-    req: &Request,
-    env: &Env,
-) -> std::result::Result<(String, IdempotencyKey), Result<Response>> {
+fn authenticate(req: &Request, env: &Env) -> std::result::Result<Caller, Result<Response>> {
     let loaded = sources::load(env);
     let loaded = match &*loaded {
         Ok(l) => l,
@@ -22,12 +28,22 @@ fn authenticate(
             problem::UNAUTHORIZED.respond("the publish API is off: set HOOKONCE_PUBLISH_TOKENS")
         );
     }
-    let Some(token) = http::bearer(req, loaded.publish_tokens.iter().map(String::as_str)) else {
+    let tokens = loaded.publish_tokens.iter().map(|t| t.token.as_str());
+    let Some(token) = http::bearer(req, tokens) else {
         return Err(problem::UNAUTHORIZED.respond("send Authorization: Bearer <publish token>"));
     };
     let header = req.headers().get("idempotency-key").ok().flatten();
+    let hosts = loaded
+        .publish_tokens
+        .iter()
+        .find(|t| t.token == token)
+        .and_then(|t| t.hosts.clone());
     match IdempotencyKey::parse(header.as_deref()) {
-        Ok(key) => Ok((key_scope(token, &key), key)),
+        Ok(key) => Ok(Caller {
+            scoped: (key_scope(token, &key), key),
+            policy: loaded.outbound,
+            hosts,
+        }),
         Err(e @ KeyError::Missing) => Err(problem::KEY_MISSING.respond(e)),
         Err(e @ KeyError::Malformed(_)) => Err(problem::KEY_MALFORMED.respond(e)),
     }
@@ -48,8 +64,8 @@ async fn call_key_object(
 
 /// `POST /v1/messages`.
 pub async fn publish(req: Request, env: &Env) -> Result<Response> {
-    let scoped = match authenticate(&req, env) {
-        Ok(s) => s,
+    let caller = match authenticate(&req, env) {
+        Ok(c) => c,
         Err(problem) => return problem,
     };
     let body = match http::body(req.inner()).await {
@@ -59,16 +75,22 @@ pub async fn publish(req: Request, env: &Env) -> Result<Response> {
     if body.len() > PUBLISH_MAX_BODY {
         return problem::TOO_LARGE.respond(format!("the limit is {PUBLISH_MAX_BODY} bytes"));
     }
-    if let Err(e) = Message::parse(&body) {
-        return problem::BAD_REQUEST.respond(e);
+    let admitted =
+        Message::parse(&body).and_then(|m| m.admit(caller.policy, caller.hosts.as_ref()));
+    match admitted {
+        Ok(()) => call_key_object(env, &caller.scoped, PUBLISH_URL, &body).await,
+        Err(PublishError::Destination(refusal)) => problem::DESTINATION_REFUSED.respond_with(
+            &format!("destination: {refusal}"),
+            serde_json::json!({ "rule": refusal.rule() }),
+        ),
+        Err(e) => problem::BAD_REQUEST.respond(e),
     }
-    call_key_object(env, &scoped, PUBLISH_URL, &body).await
 }
 
 /// `GET /v1/messages/status`: how the delivery of the key's message is going.
 pub async fn status(req: Request, env: &Env) -> Result<Response> {
     match authenticate(&req, env) {
-        Ok(scoped) => call_key_object(env, &scoped, STATUS_URL, b"").await,
+        Ok(caller) => call_key_object(env, &caller.scoped, STATUS_URL, b"").await,
         Err(problem) => problem,
     }
 }

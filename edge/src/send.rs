@@ -2,8 +2,8 @@
 //! POST to a URL or through a service binding, or as a message to a queue.
 
 use hookonce_core::{
-    forward_headers, parse_retry_after, queue_message, AttemptResult, Destination, Outgoing,
-    Secret, Target, SERVICE_URL,
+    forward_headers, queue_message, AttemptResult, Destination, Outgoing, Secret, Target,
+    SERVICE_URL,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -86,22 +86,24 @@ fn post(
     init.set_headers(&h);
     init.set_body(&js_sys::Uint8Array::from(body));
     init.set_signal(Some(&signal));
+    // A redirect is answered, never followed: the signed body goes where it was configured.
+    init.set_redirect(web_sys::RequestRedirect::Manual);
     let req = web_sys::Request::new_with_str_and_init(url, &init).ok()?;
     Some((Request::from(req), AbortSignal::from(signal)))
 }
 
-/// An HTTP answer's status and `Retry-After`, or why there was none.
+/// What an HTTP answer came to (core's [`AttemptResult::answered`]), or why there was none.
 fn answer(sent: worker::Result<Response>, signal: &AbortSignal) -> AttemptResult {
     match sent {
-        Ok(resp) => AttemptResult::Status {
-            code: resp.status_code(),
-            retry_after: resp
-                .headers()
-                .get("retry-after")
-                .ok()
-                .flatten()
-                .and_then(|v| parse_retry_after(&v, clock::now())),
-        },
+        Ok(resp) => {
+            let header = |name| resp.headers().get(name).ok().flatten();
+            AttemptResult::answered(
+                resp.status_code(),
+                header("retry-after").as_deref(),
+                header("location").as_deref(),
+                clock::now(),
+            )
+        }
         Err(_) if signal.aborted() => AttemptResult::Timeout,
         Err(_) => AttemptResult::NetworkError,
     }

@@ -6,9 +6,11 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use hookonce_core::outbound::{self, Policy};
+use hookonce_core::publish::{self, Token};
 use hookonce_core::{
-    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SmallMap,
-    SourceConfig, Sources, Verifier,
+    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SigningKey,
+    SmallMap, SourceConfig, Sources, Verifier,
 };
 use worker::{js_sys, wasm_bindgen::JsValue, Env, Response};
 
@@ -27,10 +29,15 @@ pub struct Loaded {
     pub sources: SmallMap<String, Source>,
     /// hookonce's own Standard Webhooks secret, for signing what it forwards.
     pub forward_secret: Option<Secret>,
+    /// The publish API's Standard Webhooks secret, for signing published messages.
+    pub publish_secret: Option<Secret>,
+    /// What the outbound guard allows (`HOOKONCE_ALLOW_PRIVATE_DESTINATIONS`).
+    pub outbound: Policy,
     /// Bearer token for the read and admin APIs.
     pub admin_token: Option<String>,
-    /// Bearer tokens for the publish API (scopes of Idempotency-Key).
-    pub publish_tokens: Vec<String>,
+    /// Bearer tokens for the publish API (scopes of Idempotency-Key), each with the hosts
+    /// its messages may go to, if it names any.
+    pub publish_tokens: Vec<Token>,
     /// How long publish Idempotency-Keys are kept (`HOOKONCE_KEY_TTL_SECS`, default 24 h).
     pub key_policy: KeyPolicy,
     /// How each source's feed is bounded (`HOOKONCE_FEED`).
@@ -42,6 +49,14 @@ pub struct Loaded {
 impl Loaded {
     pub fn source(&self, name: &str) -> Option<&Source> {
         self.sources.get(name)
+    }
+
+    /// The secret that signs rows of `key`'s kind.
+    pub fn signer(&self, key: SigningKey) -> Option<&Secret> {
+        match key {
+            SigningKey::Forward => self.forward_secret.as_ref(),
+            SigningKey::Publish => self.publish_secret.as_ref(),
+        }
     }
 }
 
@@ -95,6 +110,10 @@ fn parse(env: &Env) -> Result<Loaded, String> {
     let raw = object_var(env, "HOOKONCE_SOURCES")
         .ok_or_else(|| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
     let sources = Sources::from_json(&raw).map_err(|e: ConfigError| e.to_string())?;
+    let outbound = Policy::from_var(text(env, outbound::ALLOW_PRIVATE_VAR).as_deref())?;
+    sources
+        .check_outbound(outbound)
+        .map_err(|e| e.to_string())?;
     let mut out = SmallMap::new();
     for config in sources.iter() {
         let mut secrets = Vec::new();
@@ -151,14 +170,34 @@ fn parse(env: &Env) -> Result<Loaded, String> {
                 .map_err(|e| format!("{}.forward.{e}", source.config.name))?;
         }
     }
-    let publish_tokens = text(env, "HOOKONCE_PUBLISH_TOKENS")
-        .map(|s| {
-            s.split(',')
-                .map(|t| t.trim().to_owned())
-                .filter(|t| !t.is_empty())
-                .collect()
-        })
-        .unwrap_or_default();
+    let publish_tokens = match text(env, "HOOKONCE_PUBLISH_TOKENS") {
+        Some(t) => publish::tokens(&t).map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    let publish_secret = match text(env, "HOOKONCE_PUBLISH_SECRET") {
+        Some(s) => {
+            if text(env, "HOOKONCE_FORWARD_SECRET").is_some_and(|f| f.trim() == s.trim()) {
+                return Err(
+                    "HOOKONCE_PUBLISH_SECRET: must differ from HOOKONCE_FORWARD_SECRET, \
+                            so a published message never verifies as a forwarded event"
+                        .to_owned(),
+                );
+            }
+            Some(
+                Scheme::StandardWebhooks
+                    .parse_secret(s.trim())
+                    .map_err(|e| format!("HOOKONCE_PUBLISH_SECRET: {e}"))?,
+            )
+        }
+        None if publish_tokens.is_empty() => None,
+        None => {
+            return Err(
+                "HOOKONCE_PUBLISH_SECRET: must be set to sign published messages \
+                        when HOOKONCE_PUBLISH_TOKENS is"
+                    .to_owned(),
+            )
+        }
+    };
     let mut key_policy = KeyPolicy::default();
     if let Some(ttl) = text(env, "HOOKONCE_KEY_TTL_SECS") {
         key_policy.ttl =
@@ -185,6 +224,8 @@ fn parse(env: &Env) -> Result<Loaded, String> {
         key_policy,
         sources: out,
         forward_secret,
+        publish_secret,
+        outbound,
         admin_token: text(env, "HOOKONCE_ADMIN_TOKEN"),
         publish_tokens,
     })

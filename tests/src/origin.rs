@@ -34,6 +34,8 @@ pub enum Reply {
     /// Apply the request's `Idempotency-Key` (once per key, ever), then answer this status:
     /// `Apply(500)` is an application that committed and then failed to answer.
     Apply(u16),
+    /// This 3xx status with this `Location`.
+    Redirect(u16, String),
 }
 
 impl Reply {
@@ -353,6 +355,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
         Reply::Status(s) | Reply::Apply(s) => (s, String::new()),
         Reply::TooManyRequests(secs) => (429, format!("retry-after: {secs}\r\n")),
         Reply::Gone => (410, String::new()),
+        Reply::Redirect(s, location) => (s, format!("location: {location}\r\n")),
         Reply::Hang(d) => {
             std::thread::sleep(d);
             (200, String::new())

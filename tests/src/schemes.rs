@@ -20,6 +20,13 @@ pub fn standard_webhooks_signature(secret: &str, id: &str, timestamp: &str, body
     format!("v1,{}", B64.encode(mac.finalize().into_bytes()))
 }
 
+/// Shopify's `X-Shopify-Hmac-Sha256`: base64 HMAC-SHA256 of the body alone.
+pub fn shopify_signature(secret: &str, body: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key length");
+    mac.update(body);
+    B64.encode(mac.finalize().into_bytes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,7 +45,7 @@ fn a_publish_is_accepted_with_a_receipt_and_delivered_signed() {
     assert!(delivered["timestamp"].is_i64(), "{delivered}");
     let ts: i64 = d.must("webhook-timestamp").parse().unwrap();
     let expected = hookonce_e2e::sign_standard_webhooks(
-        &hookonce_e2e::dev_var("HOOKONCE_FORWARD_SECRET"),
+        &hookonce_e2e::dev_var("HOOKONCE_PUBLISH_SECRET"),
         &id,
         ts,
         &d.body,
@@ -53,6 +53,6 @@ fn a_publish_is_accepted_with_a_receipt_and_delivered_signed() {
     assert_eq!(
         d.must("webhook-signature"),
         expected,
-        "signed with the forward secret"
+        "signed with the publish secret"
     );
 }

@@ -6,6 +6,7 @@ use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use hmac::{Hmac, Mac as _};
 use hookonce_e2e::events::{assert_problem, outcome};
+use hookonce_e2e::schemes::shopify_signature;
 use hookonce_e2e::{unix_now, Worker};
 use serde_json::json;
 use sha2::Sha256;
@@ -37,7 +38,7 @@ fn worker() -> Worker {
 }
 
 fn shopify(w: &Worker, event_id: &str, webhook_id: &str, body: &[u8]) -> hookonce_e2e::Resp {
-    let sig = B64.encode(mac(SHOPIFY_SECRET, &[body]));
+    let sig = shopify_signature(SHOPIFY_SECRET, body);
     w.post(
         "/webhooks/shop",
         &[
@@ -73,7 +74,7 @@ fn shopify_and_slack_deliveries_are_verified_and_deduplicated_on_their_event_ids
     let w = worker();
 
     // Shopify: two subscriptions get the same event, with two webhook ids and one event id.
-    let order = br#"{"id":820982911946154508,"email":"jon@example.com","total_price":"10.00"}"#;
+    let order = br#"{"id":820982911946154508,"email":"jon@example.com","total_price":"10.00","updated_at":"2026-11-30T10:00:00-05:00"}"#;
     let first = shopify(&w, "evt-shop-1", "wh-a", order);
     assert_eq!(outcome(&first), "applied", "{first}");
     assert_eq!(first.json()["entity"], "820982911946154508", "{first}");

@@ -1,0 +1,28 @@
+//! With publish tokens set, the publish API needs `HOOKONCE_PUBLISH_SECRET`, and it must
+//! not be the forwarding secret: otherwise the configuration fails, naming the variable.
+
+use hookonce_e2e::events::assert_problem;
+use hookonce_e2e::{dev_var, publish, Worker};
+use serde_json::json;
+
+#[test]
+fn a_missing_or_shared_publish_secret_fails_the_configuration() {
+    let shared = dev_var("HOOKONCE_FORWARD_SECRET");
+    for w in [
+        Worker::builder()
+            .without_secret("HOOKONCE_PUBLISH_SECRET")
+            .start(),
+        Worker::builder()
+            .secret("HOOKONCE_PUBLISH_SECRET", &shared)
+            .start(),
+    ] {
+        let body = publish::body("https://hooks.example.com/in", "t", json!({}));
+        let r = publish::publish(&w, "cfg-1", &body);
+        let detail = assert_problem(&r, 500, "configuration");
+        let logs = w.logs();
+        assert!(
+            detail.contains("HOOKONCE_PUBLISH_SECRET") || logs.contains("HOOKONCE_PUBLISH_SECRET"),
+            "{r}\n{logs}"
+        );
+    }
+}
