@@ -869,7 +869,7 @@ fn cases(origin: &Origin) -> Vec<Case> {
     for (name, d) in [
         ("an unreachable port", "http://127.0.0.1:1/"),
         ("an empty host", "http://"),
-        ("a host that is not loopback", "http://192.0.2.1/"),
+        ("another loopback address", "http://127.0.0.2:1/"),
     ] {
         let mut c = publish_case(
             format!("publish to {name}"),
@@ -939,23 +939,90 @@ fn judge(c: &Case, r: &Result<hookonce_e2e::Resp, String>) -> Option<String> {
     None
 }
 
-#[test]
-fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working() {
-    let origin = Origin::start();
-    origin.set_default(Reply::OK);
-    let mut sources = wrangler_sources();
-    let mut tiny = sources[COCKPIT].clone();
-    tiny["max_body_bytes"] = json!(64);
-    sources["tiny"] = tiny;
-    sources["stripe"] = json!({"scheme": "stripe", "secrets": ["STRIPE_SECRET"],
-        "effects": {"customer.updated": "snapshot", "*": "notify"}});
-    sources["github"] = json!({"scheme": "github", "secrets": ["GITHUB_SECRET"]});
-    let w = Workerd::builder()
-        .sources(sources)
-        .text("STRIPE_SECRET", STRIPE_SECRET)
-        .text("GITHUB_SECRET", GITHUB_SECRET)
-        .start();
+/// The outbound guard's refusals (issue 48), sent to a worker whose operator allows no
+/// private destinations and whose `listed-token` may publish only to `hooks.example.com`.
+fn guard_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let publish_to = |name: String, token: &str, url: &str| {
+        case(name, "POST", "/v1/messages")
+            .header("content-type", "application/json")
+            .header("authorization", format!("Bearer {token}"))
+            .header("idempotency-key", format!("\"g-{}\"", v_key(url, token)))
+            .body(publish::body(url, "order.paid", json!({ "n": 1 })))
+    };
+    let open = publish::token();
+    for url in [
+        "http://hooks.example.com/in",
+        "http://93.184.216.34/",
+        "https://127.0.0.1/",
+        "https://127.0.0.1:8443/",
+        "https://127.255.255.254/",
+        "https://2130706433/",
+        "https://0x7f000001/",
+        "https://0x7f.1/",
+        "https://0177.0.0.1/",
+        "https://127.1/",
+        "https://017700000001/",
+        "https://127.0.0.1./",
+        "https://10.0.0.1/",
+        "https://172.16.0.1/",
+        "https://192.168.0.1/",
+        "https://169.254.169.254/latest/meta-data/",
+        "https://169.254.170.2/v2/credentials",
+        "https://100.64.0.1/",
+        "https://0.0.0.0/",
+        "https://0/",
+        "https://224.0.0.251/",
+        "https://255.255.255.255/",
+        "https://256.1.1.1/",
+        "https://1.2.3.4.5/",
+        "https://[::1]/",
+        "https://[::]/",
+        "https://[::ffff:127.0.0.1]/",
+        "https://[::ffff:7f00:1]/",
+        "https://[::ffff:169.254.169.254]/",
+        "https://[64:ff9b::a9fe:a9fe]/",
+        "https://[fc00::1]/",
+        "https://[fd00:ec2::254]/",
+        "https://[fe80::1]/",
+        "https://[ff02::1]/",
+        "https://localhost/",
+        "https://LocalHost./",
+        "https://api.localhost/",
+        "https://metadata.google.internal/computeMetadata/v1/",
+        "https://metadata/",
+        "https://192.0.2.1/",
+        "https://198.51.100.7/",
+    ] {
+        v.push(publish_to(format!("guard: publish to {url}"), &open, url));
+    }
+    for url in [
+        "https://elsewhere.example/in",
+        "https://hooks.example.com.evil.example/",
+        "https://xhooks.example.com/",
+        "https://example.com/",
+    ] {
+        v.push(publish_to(
+            format!("guard: listed token to {url}"),
+            LISTED_TOKEN,
+            url,
+        ));
+    }
+    v
+}
 
+/// A key per case, so that no case replays another's receipt.
+fn v_key(url: &str, token: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (url, token).hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+const LISTED_TOKEN: &str = "hostile-listed-token";
+
+/// Sends every case to `w`, each followed by a valid event; what went wrong, per case.
+fn run(w: &Workerd, mut all: Vec<Case>) -> (usize, usize, Vec<String>) {
     let mut canaries = 0u32;
     let mut canary = || {
         let id = format!("evt_canary_{canaries}");
@@ -973,7 +1040,6 @@ fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working()
     let first = canary();
     assert_eq!(first.status, 200, "{first}");
 
-    let mut all = cases(&origin);
     all.sort_by_key(|c| c.background);
     let mut failures = Vec::new();
     let (mut refused, mut accepted) = (0, 0);
@@ -996,7 +1062,7 @@ fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working()
         } else {
             accepted += 1;
             if c.req.path == "/v1/messages" {
-                settle(&w);
+                settle(w);
             }
         }
         let after = canary();
@@ -1008,17 +1074,53 @@ fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working()
             failures.push(format!("{}: {}", c.name, wrong.join("; ")));
         }
     }
+    (refused, accepted, failures)
+}
+
+#[test]
+fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working() {
+    let origin = Origin::start();
+    origin.set_default(Reply::OK);
+    let mut sources = wrangler_sources();
+    let mut tiny = sources[COCKPIT].clone();
+    tiny["max_body_bytes"] = json!(64);
+    sources["tiny"] = tiny;
+    sources["stripe"] = json!({"scheme": "stripe", "secrets": ["STRIPE_SECRET"],
+        "effects": {"customer.updated": "snapshot", "*": "notify"}});
+    sources["github"] = json!({"scheme": "github", "secrets": ["GITHUB_SECRET"]});
+    let w = Workerd::builder()
+        .sources(sources.clone())
+        .text("STRIPE_SECRET", STRIPE_SECRET)
+        .text("GITHUB_SECRET", GITHUB_SECRET)
+        .start();
+    let strict = Workerd::builder()
+        .sources(sources)
+        .text("STRIPE_SECRET", STRIPE_SECRET)
+        .text("GITHUB_SECRET", GITHUB_SECRET)
+        .text("HOOKONCE_ALLOW_PRIVATE_DESTINATIONS", "false")
+        .text(
+            "HOOKONCE_PUBLISH_TOKENS",
+            &format!("{}, {LISTED_TOKEN} hooks.example.com", publish::token()),
+        )
+        .start();
+
+    let main = cases(&origin);
+    let guard = guard_cases();
+    let total = main.len() + guard.len();
+    let (r1, a1, mut failures) = run(&w, main);
+    let (r2, a2, more) = run(&strict, guard);
+    failures.extend(more);
     println!(
-        "hostile inputs: {} cases, {refused} refused, {accepted} accepted, {} failures",
-        all.len(),
+        "hostile inputs: {total} cases, {} refused, {} accepted, {} failures",
+        r1 + r2,
+        a1 + a2,
         failures.len()
     );
-    assert!(all.len() >= 200, "only {} cases", all.len());
+    assert!(total >= 400, "only {total} cases");
     assert!(
         failures.is_empty(),
-        "{} of {} cases failed:\n{}",
+        "{} of {total} cases failed:\n{}",
         failures.len(),
-        all.len(),
         failures.join("\n")
     );
 }
