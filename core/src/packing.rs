@@ -5,7 +5,7 @@
 //! 1.4 KB each. JSON compresses well (keys, punctuation and common values repeat), so a
 //! body that shrinks is kept compressed and one that does not is kept as it came. LZ4
 //! rather than deflate: a few µs per KiB against tens, for a few percent more on disk
-//! (README, Storage).
+//! (bench/FINDINGS.md, "Storage per event, and what it costs").
 
 use std::borrow::Cow;
 use std::fmt;

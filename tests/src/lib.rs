@@ -33,6 +33,7 @@ pub mod origin;
 pub mod peers;
 pub mod publish;
 pub mod raw;
+pub mod readme;
 pub mod schemes;
 pub mod storm;
 pub mod workerd;

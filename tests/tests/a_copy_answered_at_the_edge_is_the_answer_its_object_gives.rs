@@ -24,7 +24,7 @@ fn a_copy_is_answered_alike_by_the_worker_and_by_the_object() {
     // The same isolate saw the object record both: these copies are answered at the edge.
     let at_edge = [deliver(&w, &applied), deliver(&w, &stale)];
     // Noted in the feed as duplicates: awaited here, as a note still gathering in the
-    // isolate when it is killed is lost (README, the feed).
+    // isolate when it is killed is lost (ARCHITECTURE.md, "The feed and the inspector").
     wait_duplicates(&w, &[&applied, &stale], 1);
     // A restarted runtime has seen nothing, so the object answers the copies.
     let w = w.restart();

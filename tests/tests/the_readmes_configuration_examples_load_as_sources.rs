@@ -1,0 +1,125 @@
+//! Every ```` ```toml ```` block in the README is configuration a reader copies into
+//! `wrangler.toml`, so each must load as the Worker loads it: `HOOKONCE_SOURCES` through core's
+//! `Sources::from_json`, `HOOKONCE_FEED`, `HOOKONCE_LOG` and `HOOKONCE_KEY_TTL_SECS` through
+//! their parsers, and each destination binding a source names declared in the same file. A
+//! block whose first line is `# append to wrangler.toml` is checked appended to this
+//! repository's `wrangler.toml`, as the reader is told to; any other block stands alone. A
+//! complete `wrangler.toml` (one with `main`) must bind and migrate the Durable Objects as this
+//! repository's does, or a deploy from it would lose them. Native: no worker is started.
+
+use std::fs;
+
+use hookonce_core::{FeedConfig, KeyPolicy, LogLevel, Seconds, Sources};
+use hookonce_e2e::{readme, repo_root};
+use serde_json::Value;
+
+const APPEND: &str = "# append to wrangler.toml\n";
+
+/// What `text` configures, as wrangler hands it to the Worker (TOML tables become objects).
+fn as_json(text: &str) -> Result<Value, String> {
+    let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
+    serde_json::to_value(table).map_err(|e| e.to_string())
+}
+
+/// The `binding` names of the `[[key]]` (or `[[a.b]]`) array of tables in `config`.
+fn bindings(config: &Value, pointer: &str) -> Vec<String> {
+    config
+        .pointer(pointer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b["binding"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Loads `config` as the Worker does at its first request; the first refusal.
+fn load(config: &Value, wrangler: &Value) -> Result<(), String> {
+    let vars = &config["vars"];
+    let sources = &vars["HOOKONCE_SOURCES"];
+    Sources::from_json(sources).map_err(|e| e.to_string())?;
+    let names = sources.as_object().into_iter().flatten();
+    for (name, source) in names {
+        let forward = &source["forward"];
+        for (field, pointer, declared) in [
+            ("service", "/services", "[[services]]"),
+            ("queue", "/queues/producers", "[[queues.producers]]"),
+        ] {
+            if let Some(binding) = forward[field].as_str() {
+                if !bindings(config, pointer).iter().any(|b| b == binding) {
+                    return Err(format!(
+                        "{name}.forward.{field}: no {declared} binding named {binding}"
+                    ));
+                }
+            }
+        }
+    }
+    if let Some(feed) = vars.get("HOOKONCE_FEED") {
+        FeedConfig::from_json(feed).map_err(|e| format!("HOOKONCE_FEED: {e}"))?;
+    }
+    if let Some(level) = vars.get("HOOKONCE_LOG") {
+        level
+            .as_str()
+            .and_then(LogLevel::parse)
+            .ok_or_else(|| format!("HOOKONCE_LOG: {level} is not error, info or debug"))?;
+    }
+    if let Some(ttl) = vars.get("HOOKONCE_KEY_TTL_SECS") {
+        let ttl = ttl
+            .as_str()
+            .and_then(|t| t.parse().ok())
+            .ok_or_else(|| format!("HOOKONCE_KEY_TTL_SECS: {ttl} is not a string of seconds"))?;
+        KeyPolicy { ttl: Seconds(ttl) }
+            .validate()
+            .map_err(|e| format!("HOOKONCE_KEY_TTL_SECS: {e}"))?;
+    }
+    if config.get("main").is_some() {
+        for key in [
+            "main",
+            "compatibility_date",
+            "assets",
+            "durable_objects",
+            "migrations",
+        ] {
+            if config.get(key) != wrangler.get(key) {
+                return Err(format!(
+                    "{key} differs from this repository's wrangler.toml"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_readmes_configuration_examples_load_as_sources() {
+    let page = readme::text();
+    let repo_toml = fs::read_to_string(repo_root().join("wrangler.toml")).expect("wrangler.toml");
+    let wrangler = as_json(&repo_toml).expect("this repository's wrangler.toml");
+    let blocks = readme::fenced(&page, "toml");
+    assert!(
+        blocks.iter().any(|b| b.contains("\nmain = ")),
+        "the README shows a complete wrangler.toml"
+    );
+    let mut broken = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        let text = if block.starts_with(APPEND) {
+            format!("{repo_toml}\n{block}")
+        } else {
+            (*block).to_owned()
+        };
+        let checked = as_json(&text).and_then(|config| {
+            if config["vars"]["HOOKONCE_SOURCES"].is_null() {
+                return Err("configures no source".to_owned());
+            }
+            load(&config, &wrangler)
+        });
+        if let Err(e) = checked {
+            let first = block.lines().find(|l| !l.starts_with('#')).unwrap_or("");
+            broken.push(format!("block {} (`{first}`): {e}", i + 1));
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "README.md's ```toml examples that hookonce would refuse:\n{}",
+        broken.join("\n")
+    );
+}
