@@ -1,6 +1,6 @@
 //! Every ```` ```toml ```` block in the README is configuration a reader copies into
 //! `wrangler.toml`, so each must load as the Worker loads it: `HOOKONCE_SOURCES` through core's
-//! `Sources::from_json`, `HOOKONCE_FEED`, `HOOKONCE_LOG` and `HOOKONCE_KEY_TTL_SECS` through
+//! `Sources::from_json` and the outbound guard, `HOOKONCE_FEED`, `HOOKONCE_LOG` and `HOOKONCE_KEY_TTL_SECS` through
 //! their parsers, and each destination binding a source names declared in the same file. A
 //! block whose first line is `# append to wrangler.toml` is checked appended to this
 //! repository's `wrangler.toml`, as the reader is told to; any other block stands alone. A
@@ -9,8 +9,9 @@
 
 use std::fs;
 
+use hookonce_core::outbound::{Policy, ALLOW_PRIVATE_VAR};
 use hookonce_core::{FeedConfig, KeyPolicy, LogLevel, Seconds, Sources};
-use hookonce_e2e::{readme, repo_root};
+use hookonce_e2e::{dev_vars, readme, repo_root};
 use serde_json::Value;
 
 const APPEND: &str = "# append to wrangler.toml\n";
@@ -32,11 +33,14 @@ fn bindings(config: &Value, pointer: &str) -> Vec<String> {
         .collect()
 }
 
-/// Loads `config` as the Worker does at its first request; the first refusal.
-fn load(config: &Value, wrangler: &Value) -> Result<(), String> {
+/// Loads `config` as the Worker does at its first request, its destinations through the
+/// outbound guard with `policy`; the first refusal.
+fn load(config: &Value, wrangler: &Value, policy: Policy) -> Result<(), String> {
     let vars = &config["vars"];
     let sources = &vars["HOOKONCE_SOURCES"];
-    Sources::from_json(sources).map_err(|e| e.to_string())?;
+    Sources::from_json(sources)
+        .and_then(|s| s.check_outbound(policy))
+        .map_err(|e| e.to_string())?;
     let names = sources.as_object().into_iter().flatten();
     for (name, source) in names {
         let forward = &source["forward"];
@@ -100,17 +104,21 @@ fn the_readmes_configuration_examples_load_as_sources() {
         "the README shows a complete wrangler.toml"
     );
     let mut broken = Vec::new();
+    // An appended block runs under `make dev`, with `.dev.vars`; a standalone one is
+    // deployed, where no private destination is allowed.
+    let dev = dev_vars();
+    let dev = Policy::from_var(dev.get(ALLOW_PRIVATE_VAR).map(String::as_str)).unwrap();
     for (i, block) in blocks.iter().enumerate() {
-        let text = if block.starts_with(APPEND) {
-            format!("{repo_toml}\n{block}")
+        let (text, policy) = if block.starts_with(APPEND) {
+            (format!("{repo_toml}\n{block}"), dev)
         } else {
-            (*block).to_owned()
+            ((*block).to_owned(), Policy::default())
         };
         let checked = as_json(&text).and_then(|config| {
             if config["vars"]["HOOKONCE_SOURCES"].is_null() {
                 return Err("configures no source".to_owned());
             }
-            load(&config, &wrangler)
+            load(&config, &wrangler, policy)
         });
         if let Err(e) = checked {
             let first = block.lines().find(|l| !l.starts_with('#')).unwrap_or("");
