@@ -205,9 +205,11 @@ fn shapes() -> Vec<SourceConfig> {
     [
         json!({"scheme": "standard-webhooks", "secrets": ["S"], "effects": effects}),
         json!({"scheme": "stripe", "secrets": ["S"], "effects": effects}),
-        json!({"scheme": "github", "secrets": ["S"], "effects": effects}),
+        // Header-read fields on purpose, so the parser's header paths are fuzzed too.
+        json!({"scheme": "github", "secrets": ["S"], "effects": effects,
+               "trust_unsigned_headers": true}),
         json!({"scheme": "standard-webhooks", "secrets": ["S"], "effects": effects,
-               "id_header": "x-id",
+               "id_header": "x-id", "trust_unsigned_headers": true,
                "fields": {"type": "/", "created_at": "/0", "entity": "/~0~1", "object": ""}}),
     ]
     .iter()
