@@ -15,12 +15,10 @@ fn authenticate(
     let loaded = sources::load(env);
     let loaded = match &*loaded {
         Ok(l) => l,
-        Err(e) => return Err(problem::CONFIG.respond(e)),
+        Err(_) => return Err(sources::misconfigured()),
     };
     if loaded.publish_tokens.is_empty() {
-        return Err(
-            problem::UNAUTHORIZED.respond("the publish API is off: set HOOKONCE_PUBLISH_TOKENS")
-        );
+        return Err(problem::UNAUTHORIZED.respond("the publish API is off on this deployment"));
     }
     let Some(token) = http::bearer(req, loaded.publish_tokens.iter().map(String::as_str)) else {
         return Err(problem::UNAUTHORIZED.respond("send Authorization: Bearer <publish token>"));
@@ -52,13 +50,10 @@ pub async fn publish(req: Request, env: &Env) -> Result<Response> {
         Ok(s) => s,
         Err(problem) => return problem,
     };
-    let body = match http::body(req.inner()).await {
+    let body = match http::body(req.inner(), PUBLISH_MAX_BODY).await {
         Ok(body) => body,
-        Err(problem) => return problem,
+        Err(e) => return e.respond(),
     };
-    if body.len() > PUBLISH_MAX_BODY {
-        return problem::TOO_LARGE.respond(format!("the limit is {PUBLISH_MAX_BODY} bytes"));
-    }
     if let Err(e) = Message::parse(&body) {
         return problem::BAD_REQUEST.respond(e);
     }
