@@ -254,6 +254,24 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_secret_binding_is_a_warning_naming_the_source_and_the_binding_only() {
+        let r = secret_missing("cockpit", "COCKPIT_SECRET_NEXT");
+        assert_eq!(r.level, LogLevel::Warn);
+        assert!(r.enabled(LogLevel::Warn) && !r.enabled(LogLevel::Error));
+        assert_eq!(
+            fields(&r),
+            serde_json::json!({"level": "warn", "msg": "secret_binding_missing",
+                               "source": "cockpit", "binding": "COCKPIT_SECRET_NEXT"})
+        );
+        let c = configuration("cockpit.secrets: none of the bindings is set");
+        assert_eq!(fields(&c)["msg"], "configuration_invalid");
+        assert!(c.enabled(LogLevel::Error));
+        let o = object_failed("ENTITY", "Error: string or blob too big");
+        assert_eq!(fields(&o)["binding"], "ENTITY");
+        assert_eq!(fields(&o)["error"], "Error: string or blob too big");
+    }
+
+    #[test]
     fn a_decision_record_has_its_fields_and_nothing_else() {
         let r = decision(&DecisionLog {
             source: "cockpit",
