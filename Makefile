@@ -43,9 +43,10 @@ LEAN_SHIM := $(NODE_BIN)/node scripts/lean-shim.mjs
 BUNDLE  := build/index.js build/index_bg.wasm
 # The benchmark's Rust floor (bench/floor-rs), built as the worker is.
 FLOOR_RS := bench/out/floor-rs/index.js bench/out/floor-rs/index_bg.wasm
-# The worker with its panic probe compiled in (edge/src/entity.rs, PANIC_PROBE), for the
-# e2e test that a panic answers the requests in flight; in a cargo target of its own, so
-# that it and build/ do not rebuild each other.
+# The worker with its probes compiled in, for two e2e tests: the panic probe (edge/src/
+# entity.rs, PANIC_PROBE), that a panic answers the requests in flight; the stall probe
+# (edge/src/notes.rs, STALL_PROBE), that a feed flush cancelled with its request is taken
+# over. In a cargo target of its own, so that it and build/ do not rebuild each other.
 PROBE_DIR := $(CARGO_TARGET_DIR)/probe-build
 PROBE := $(PROBE_DIR)/index.js $(PROBE_DIR)/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
@@ -81,7 +82,7 @@ $(BUNDLE) &: $(SOURCES)
 
 $(PROBE) &: $(SOURCES) | $(BUNDLE)
 	@echo "build: the worker with its panic probe (edge -> $(PROBE_DIR))"
-	$(call worker-build,edge,$(PROBE_DIR),HOOKONCE_PANIC_PROBE=_panic_probe CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/probe)
+	$(call worker-build,edge,$(PROBE_DIR),HOOKONCE_PANIC_PROBE=_panic_probe HOOKONCE_STALL_PROBE=_stall_probe CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/probe)
 	@touch $(PROBE)
 
 .dev.vars: | .dev.vars.example

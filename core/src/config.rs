@@ -9,6 +9,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::body::MAX_STORABLE_BODY;
 use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
 use crate::extract::Pointers;
 use crate::outbound::{self, Policy, Refusal};
@@ -20,6 +21,10 @@ use crate::verify::Scheme;
 
 /// Largest body accepted by default (1 MiB).
 pub const DEFAULT_MAX_BODY: usize = 1 << 20;
+/// What `max_body_bytes` may be, as a configuration error says it.
+const MAX_BODY_RANGE: &str = "expected 1 to 1800000: an entity's Durable Object stores a \
+    body of at most 1800000 bytes (its SQLite keeps rows of at most 2 MB)";
+
 /// Default lease for synchronous forwarding: how long one copy may hold a claim.
 pub const DEFAULT_LEASE: Seconds = Seconds(30);
 /// Default timeout of one forwarded request.
@@ -194,7 +199,8 @@ pub struct SourceConfig {
     pub body_retention: Seconds,
     /// Whether raw bodies are kept for replay.
     pub keep_raw_bodies: bool,
-    /// Largest accepted body, in bytes.
+    /// Largest accepted body, in bytes (`max_body_bytes`): at most [`MAX_STORABLE_BODY`],
+    /// the largest body an entity's Durable Object can store.
     pub max_body: usize,
     /// Whether fields read from headers the signature does not cover may decide a
     /// snapshot's version and entity or a ledger's id (`trust_unsigned_headers`).
@@ -536,9 +542,9 @@ impl SourceConfig {
             None => DEFAULT_MAX_BODY,
             Some(v) => v
                 .as_u64()
-                .filter(|n| (1..=(32 << 20)).contains(n))
                 .and_then(|n| usize::try_from(n).ok())
-                .ok_or_else(|| r.invalid("max_body_bytes", "expected 1 to 33554432"))?,
+                .filter(|n| (1..=MAX_STORABLE_BODY).contains(n))
+                .ok_or_else(|| r.invalid("max_body_bytes", MAX_BODY_RANGE))?,
         };
         let trust_unsigned_headers = match r.get("trust_unsigned_headers") {
             None => false,
@@ -863,6 +869,33 @@ mod tests {
             SourceConfig::from_json("cockpit", &v),
             Err(ConfigError::Missing("cockpit.secrets".into()))
         );
+    }
+
+    #[test]
+    fn max_body_bytes_is_capped_at_what_an_entity_stores() {
+        let with = |n: Value| {
+            let mut v = cockpit();
+            v["max_body_bytes"] = n;
+            SourceConfig::from_json("cockpit", &v).map(|s| s.max_body)
+        };
+        assert_eq!(with(json!(MAX_STORABLE_BODY)), Ok(MAX_STORABLE_BODY));
+        assert_eq!(with(json!(1)), Ok(1));
+        for bad in [
+            json!(MAX_STORABLE_BODY + 1),
+            json!(32 << 20),
+            json!(0),
+            json!(-1),
+            json!(1.5),
+            json!("1048576"),
+            json!(u64::MAX),
+        ] {
+            let err = with(bad.clone()).expect_err("refused").to_string();
+            assert!(err.starts_with("cockpit.max_body_bytes: "), "{bad}: {err}");
+            assert!(
+                err.contains(&MAX_STORABLE_BODY.to_string()),
+                "{bad}: the error names the cap: {err}"
+            );
+        }
     }
 
     #[test]

@@ -71,12 +71,14 @@
 #![warn(missing_docs, unreachable_pub)]
 
 mod b64;
+mod body;
 mod config;
 mod custom;
 mod decide;
 mod event;
 mod extract;
 mod feed;
+mod flush;
 mod forward;
 mod handoff;
 mod hex;
@@ -94,10 +96,12 @@ mod seen;
 mod sign;
 mod small_map;
 mod time;
+mod token;
 mod urls;
 mod verify;
 
 // Configuration.
+pub use body::{BodyLimit, TooLarge, MAX_STORABLE_BODY};
 pub use config::{
     ConfigError, Destination, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
     SourceConfig, Sources, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_BODY,
@@ -164,10 +168,15 @@ pub use feed::{
     MAX_KEEP as FEED_MAX_KEEP, MAX_LIMIT as FEED_MAX_LIMIT, MAX_REASON as FEED_MAX_REASON,
     PRUNE_EVERY as FEED_PRUNE_EVERY,
 };
+pub use flush::{FlushId, FlushLease, Renewal, FLUSH_RUN_MS, FLUSH_STALL_MS};
 pub use log::{
-    attempt as attempt_log, decision as decision_log, failure as failure_log,
-    rejected as rejected_log, DecisionLog, LogLevel, LogRecord,
+    attempt as attempt_log, configuration as configuration_log, decision as decision_log,
+    failure as failure_log, object_failed as object_failed_log, rejected as rejected_log,
+    secret_missing as secret_missing_log, DecisionLog, LogLevel, LogRecord,
 };
+
+// Bearer tokens of the admin and publish APIs.
+pub use token::token_matches;
 
 // Time, and the small ordered map that configuration and the adapter's tables use.
 pub use small_map::SmallMap;

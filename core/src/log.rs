@@ -13,6 +13,9 @@ use crate::outbox::Transition;
 pub enum LogLevel {
     /// Failures only: dead letters, failed feed writes, rejected deliveries are not errors.
     Error,
+    /// Also what the operator should fix though hookonce works on: a secret binding of a
+    /// source that is not set.
+    Warn,
     /// Every decision, attempt and rejected delivery (the default).
     #[default]
     Info,
@@ -25,6 +28,7 @@ impl LogLevel {
     pub fn parse(s: &str) -> Option<LogLevel> {
         match s.trim().to_ascii_lowercase().as_str() {
             "error" => Some(LogLevel::Error),
+            "warn" => Some(LogLevel::Warn),
             "info" => Some(LogLevel::Info),
             "debug" => Some(LogLevel::Debug),
             _ => None,
@@ -35,6 +39,7 @@ impl LogLevel {
     pub fn as_str(self) -> &'static str {
         match self {
             LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
             LogLevel::Info => "info",
             LogLevel::Debug => "debug",
         }
@@ -180,6 +185,51 @@ pub fn failure(msg: &str, source: &str, error: &str) -> LogRecord {
     LogRecord::new(LogLevel::Error, msg, Failure { source, error })
 }
 
+#[derive(Serialize)]
+struct Detail<'a> {
+    error: &'a str,
+}
+
+/// `{"msg":"configuration_invalid", error}` at `error`: why every request is answered with
+/// a configuration problem. The answer says only that the deployment is misconfigured;
+/// the field and binding names are here.
+pub fn configuration(error: &str) -> LogRecord {
+    LogRecord::new(LogLevel::Error, "configuration_invalid", Detail { error })
+}
+
+#[derive(Serialize)]
+struct ObjectFailed<'a> {
+    binding: &'a str,
+    error: &'a str,
+}
+
+/// `{"msg":"object_failed", binding, error}` at `error`: a Durable Object call failed, with
+/// the runtime's text, which the caller's answer does not carry.
+pub fn object_failed(binding: &str, error: &str) -> LogRecord {
+    LogRecord::new(
+        LogLevel::Error,
+        "object_failed",
+        ObjectFailed { binding, error },
+    )
+}
+
+#[derive(Serialize)]
+struct SecretMissing<'a> {
+    source: &'a str,
+    binding: &'a str,
+}
+
+/// `{"msg":"secret_binding_missing", source, binding}` at `warn`: one of a source's secret
+/// bindings is not set while another is (a rotation's new name mistyped, say). Names the
+/// binding, never a value.
+pub fn secret_missing(source: &str, binding: &str) -> LogRecord {
+    LogRecord::new(
+        LogLevel::Warn,
+        "secret_binding_missing",
+        SecretMissing { source, binding },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,11 +244,31 @@ mod tests {
     #[test]
     fn levels_parse_and_order() {
         assert_eq!(LogLevel::parse(" DEBUG "), Some(LogLevel::Debug));
-        assert_eq!(LogLevel::parse("warn"), None);
+        assert_eq!(LogLevel::parse("warn"), Some(LogLevel::Warn));
+        assert_eq!(LogLevel::parse("warning"), None);
+        assert!(LogLevel::Error < LogLevel::Warn && LogLevel::Warn < LogLevel::Info);
         assert_eq!(LogLevel::default(), LogLevel::Info);
         let r = rejected("cockpit", 401, "no signature matches");
         assert!(r.enabled(LogLevel::Info) && r.enabled(LogLevel::Debug));
         assert!(!r.enabled(LogLevel::Error));
+    }
+
+    #[test]
+    fn a_missing_secret_binding_is_a_warning_naming_the_source_and_the_binding_only() {
+        let r = secret_missing("cockpit", "COCKPIT_SECRET_NEXT");
+        assert_eq!(r.level, LogLevel::Warn);
+        assert!(r.enabled(LogLevel::Warn) && !r.enabled(LogLevel::Error));
+        assert_eq!(
+            fields(&r),
+            serde_json::json!({"level": "warn", "msg": "secret_binding_missing",
+                               "source": "cockpit", "binding": "COCKPIT_SECRET_NEXT"})
+        );
+        let c = configuration("cockpit.secrets: none of the bindings is set");
+        assert_eq!(fields(&c)["msg"], "configuration_invalid");
+        assert!(c.enabled(LogLevel::Error));
+        let o = object_failed("ENTITY", "Error: string or blob too big");
+        assert_eq!(fields(&o)["binding"], "ENTITY");
+        assert_eq!(fields(&o)["error"], "Error: string or blob too big");
     }
 
     #[test]

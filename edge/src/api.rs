@@ -78,14 +78,14 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
     let loaded = sources::load(env);
     let loaded = match &*loaded {
         Ok(l) => l,
-        Err(e) => return problem::CONFIG.respond(e),
+        Err(e) => return sources::misconfigured_for(req, env, e),
     };
+    // Answers to callers without the token name no binding (the README says which).
     let Some(token) = loaded.admin_token.as_deref() else {
-        return problem::UNAUTHORIZED
-            .respond("the read and admin APIs are off: set HOOKONCE_ADMIN_TOKEN");
+        return problem::UNAUTHORIZED.respond("the read and admin APIs are off on this deployment");
     };
     if http::bearer(req, [token]).is_none() {
-        return problem::UNAUTHORIZED.respond("send Authorization: Bearer <HOOKONCE_ADMIN_TOKEN>");
+        return problem::UNAUTHORIZED.respond("send Authorization: Bearer <admin token>");
     }
     if loaded.source(source).is_none() {
         return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));

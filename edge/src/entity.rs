@@ -193,9 +193,10 @@ struct Handled {
 impl EntityObject {
     async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
         let made = |r: Result<Response>| r.map(Into::into);
-        let bytes = match http::body(req).await {
+        // Only this Worker calls it, with a body it read within the source's limit.
+        let bytes = match http::body(req, usize::MAX).await {
             Ok(bytes) => bytes,
-            Err(problem) => return made(problem),
+            Err(e) => return made(e.respond()),
         };
         let handoff = match decode_handoff(&bytes) {
             Ok(h) => h,

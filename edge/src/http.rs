@@ -1,10 +1,11 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
+use hookonce_core::{object_failed_log, token_matches, BodyLimit, LogLevel, TooLarge};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, web_sys, Env, Headers, Request, Response, Result};
 
-use crate::{problem, task};
+use crate::{logs, problem, task};
 
 /// The named request headers that are present, as owned pairs. Each lookup crosses into
 /// JavaScript, so only what a source reads is copied, not every header.
@@ -15,21 +16,72 @@ pub fn headers(h: &web_sys::Headers, names: &[&str]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The whole request body, or the problem to answer when it cannot be read whole (the
-/// client declared more than it sent, or sent a malformed chunked body): the client's
-/// fault, so a 400, never a 500. Read from the runtime's request: nothing else reads it.
-pub async fn body(req: &web_sys::Request) -> std::result::Result<Vec<u8>, Result<Response>> {
-    let read = match req.array_buffer() {
-        Ok(promise) => task::wait(promise).await,
-        Err(e) => Err(e),
-    };
-    read.map(|buf| js_sys::Uint8Array::new(&buf).to_vec())
-        .map_err(|_| problem::BAD_REQUEST.respond("the request body could not be read whole"))
+/// Why a request body was not read.
+pub enum BodyError {
+    /// Over the limit, declared or counted: core's decision, for a 413.
+    TooLarge(TooLarge),
+    /// Not readable whole (the client declared more than it sent, or sent a malformed
+    /// chunked body): the client's fault, a 400, never a 500.
+    Unreadable,
 }
 
-/// Compares two secrets in time independent of where they differ.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+impl BodyError {
+    /// The problem to answer.
+    pub fn respond(self) -> Result<Response> {
+        match self {
+            BodyError::TooLarge(e) => problem::TOO_LARGE.respond(e),
+            BodyError::Unreadable => {
+                problem::BAD_REQUEST.respond("the request body could not be read whole")
+            }
+        }
+    }
+}
+
+/// The request body, read chunk by chunk from the runtime's stream and counted against
+/// `limit` as it comes (core's [`BodyLimit`]): a declared length over the limit is refused
+/// before anything is read, and a chunked body as soon as it passes the limit, so no more
+/// than `limit` bytes are ever held here (and one chunk on the runtime's side). Read from
+/// the runtime's request: nothing else reads it.
+pub async fn body(req: &web_sys::Request, limit: usize) -> std::result::Result<Vec<u8>, BodyError> {
+    let mut count = BodyLimit::new(limit);
+    let declared = req.headers().get("content-length").ok().flatten();
+    let reserve = count
+        .declared(declared.as_deref())
+        .map_err(BodyError::TooLarge)?;
+    let Some(stream) = req.body() else {
+        return Ok(Vec::new());
+    };
+    let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let mut body = Vec::with_capacity(reserve);
+    loop {
+        let next = task::wait(reader.read())
+            .await
+            .map_err(|_| BodyError::Unreadable)?;
+        let field = |name: &str| js_sys::Reflect::get(&next, &JsValue::from_str(name));
+        if field("done")
+            .map_err(|_| BodyError::Unreadable)?
+            .is_truthy()
+        {
+            return Ok(body);
+        }
+        let chunk: js_sys::Uint8Array = field("value")
+            .ok()
+            .and_then(|v| v.dyn_into().ok())
+            .ok_or(BodyError::Unreadable)?;
+        let total = match count.chunk(chunk.length() as usize) {
+            Ok(total) => total,
+            Err(e) => {
+                // Nothing more is read; the rest of the body is the runtime's to discard.
+                let _ = reader.cancel();
+                return Err(BodyError::TooLarge(e));
+            }
+        };
+        let room = count.room(body.capacity(), total);
+        body.reserve_exact(room - body.len());
+        let start = body.len();
+        body.resize(total, 0);
+        chunk.copy_to(&mut body[start..]);
+    }
 }
 
 /// Whether `req` carries `Authorization: Bearer <one of tokens>`; returns the token matched.
@@ -39,9 +91,7 @@ pub fn bearer<'t>(req: &Request, tokens: impl IntoIterator<Item = &'t str>) -> O
         .strip_prefix("Bearer ")
         .or_else(|| header.strip_prefix("bearer "))?
         .trim();
-    tokens
-        .into_iter()
-        .find(|t| constant_time_eq(t.as_bytes(), presented.as_bytes()))
+    tokens.into_iter().find(|t| token_matches(t, presented))
 }
 
 /// The runtime's own `Response` of `body`, with `status` and a copy of `headers`: one
@@ -133,6 +183,10 @@ pub async fn query_object(
     ))
 }
 
+/// What a caller is told when a Durable Object call fails: that nothing was written and a
+/// retry is safe, never the runtime's error.
+const STORE_FAILED: &str = "hookonce's storage did not answer; nothing was written; retry";
+
 /// Fetches `url` from the object named `object` with `init`; a failed call is answered
 /// with a problem, as the runtime's `Response`.
 async fn ask_object(
@@ -146,7 +200,10 @@ async fn ask_object(
     match fetch_raw(stub, url, init).await {
         Ok(resp) => Ok(resp),
         Err(e) => {
-            let resp = problem::NOT_DURABLE.respond(format!("the {binding} store failed: {e}"))?;
+            // The runtime's text names bindings and internals: the log has it, the caller
+            // (perhaps unauthenticated) gets the generic problem.
+            logs::emit(LogLevel::Error, object_failed_log(binding, &e.to_string()));
+            let resp = problem::NOT_DURABLE.respond(STORE_FAILED)?;
             Ok(resp.into())
         }
     }

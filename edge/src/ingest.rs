@@ -144,22 +144,11 @@ async fn admit(
         Err(problem) => return answer(problem),
     };
     let reject = |kind, detail| answer(reject(ctx, env, loaded, name, kind, detail));
-    let limit = source.config.max_body;
-    let declared = req
-        .headers()
-        .get("content-length")?
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    let too_large = || format!("the limit for {name} is {limit} bytes");
-    if declared.is_some_and(|n| n > limit as u64) {
-        return reject(problem::TOO_LARGE, too_large());
-    }
-    let body = match http::body(&req).await {
+    let body = match http::body(&req, source.config.max_body).await {
         Ok(body) => body,
-        Err(problem) => return answer(problem),
+        Err(http::BodyError::TooLarge(e)) => return reject(problem::TOO_LARGE, e.to_string()),
+        Err(unreadable) => return answer(unreadable.respond()),
     };
-    if body.len() > limit {
-        return reject(problem::TOO_LARGE, too_large());
-    }
     let headers = http::headers(&req.headers(), &source.config.headers_read());
     let verified = match source.verifier.verify(&headers, &body, clock::now()) {
         Ok(v) => v,

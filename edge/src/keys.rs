@@ -97,7 +97,8 @@ impl KeyObject {
         let loaded = sources::load(&self.env);
         let loaded = match &*loaded {
             Ok(l) => l,
-            Err(e) => return problem::CONFIG.respond(e),
+            // Its answer goes to a publish client: no field or binding names.
+            Err(_) => return sources::misconfigured(),
         };
         let raw_key = req.headers().get(KEY_HEADER)?.unwrap_or_default();
         let scope = req.headers().get(SCOPE_HEADER)?.unwrap_or_default();

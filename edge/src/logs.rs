@@ -13,6 +13,7 @@ pub fn emit(threshold: LogLevel, record: LogRecord) {
     let line = JsValue::from_str(&record.line);
     match record.level {
         LogLevel::Error => console::error_1(&line),
+        LogLevel::Warn => console::warn_1(&line),
         LogLevel::Info | LogLevel::Debug => console::log_1(&line),
     }
 }

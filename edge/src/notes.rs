@@ -2,7 +2,12 @@
 //! and one flush at a time posts them, a batch per source and request: under load a feed
 //! object takes one request per batch instead of one per delivery, which cost the worker
 //! about 40% of its throughput (measured: 0.42x of the JS peer with a request per note,
-//! 0.71x with none), and a flush lets notes gather for [`GATHER`] first. Callers hand
+//! 0.71x with none), and a flush lets notes gather for [`GATHER`] first. The flush runs in
+//! the `waitUntil` of the request whose note found no flush running, and holds core's
+//! [`FlushLease`] while it makes progress: if the runtime cancels it, the lease lapses and
+//! a later note starts another (a batch taken when it was cancelled is lost). A flush also
+//! hands over after a while, before the runtime would cancel it; the notes it leaves go
+//! with the next note's flush. Callers hand
 //! [`post`]'s promise, when it gives one, to `waitUntil` after they have their answer, so
 //! the provider never waits for the feed, and a feed that fails is logged, never turned
 //! into an error of the delivery.
@@ -10,11 +15,13 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use hookonce_core::{failure_log, LogLevel, Note, RejectWindow, SmallMap, UnixSeconds};
+use hookonce_core::{
+    failure_log, FlushId, FlushLease, LogLevel, Note, RejectWindow, Renewal, SmallMap, UnixSeconds,
+};
 use worker::{js_sys, Delay, Env, Headers};
 
 use crate::internal::{FeedOp, FEED_BINDING};
-use crate::{http, logs, task};
+use crate::{clock, http, logs, task};
 
 /// The most notes one request to a feed object carries.
 const BATCH: usize = 500;
@@ -27,24 +34,30 @@ const GATHER: Duration = Duration::from_millis(200);
 /// are dropped (and logged), so a stuck feed cannot grow the isolate's memory.
 const QUEUE_MAX: usize = 10_000;
 
+/// Test builds only (`make test`'s probe build sets `HOOKONCE_STALL_PROBE`): a batch
+/// holding the note of an event whose id ends with it never finishes sending, as a flush
+/// whose request the runtime cancelled: never polled again, never dropped.
+const STALL_PROBE: Option<&str> = option_env!("HOOKONCE_STALL_PROBE");
+
 #[derive(Default)]
 struct Queue {
     notes: SmallMap<String, Vec<Note>>,
     len: usize,
-    flushing: bool,
+    /// Which flush empties the queue (core's lease: it lapses when its flush goes quiet).
+    lease: FlushLease,
 }
 
 thread_local! {
     static QUEUE: RefCell<Queue> = RefCell::new(Queue::default());
 }
 
-/// Queues `note` for the feed object of `source`. If no flush is running in this
-/// isolate, returns the promise of the flush that empties the queue (run on `task`'s
-/// executor), for the caller to `waitUntil`;
-/// otherwise `None`: the running flush takes the note, and nothing more is handed to the
-/// runtime. Failures are logged at `error`.
+/// Queues `note` for the feed object of `source`. If no flush holds the lease (none runs,
+/// or the one that ran has gone quiet: its request was cancelled), returns the promise of
+/// a new flush that empties the queue (run on `task`'s executor), for the caller to
+/// `waitUntil`; otherwise `None`: the running flush takes the note. Failures are logged at
+/// `error`.
 pub fn post(env: &Env, source: String, note: Note, log: LogLevel) -> Option<js_sys::Promise> {
-    let flusher = QUEUE.with(|q| {
+    let flush_id = QUEUE.with(|q| {
         let mut q = q.borrow_mut();
         if q.len >= QUEUE_MAX {
             logs::emit(
@@ -55,25 +68,29 @@ pub fn post(env: &Env, source: String, note: Note, log: LogLevel) -> Option<js_s
             q.notes.get_or_insert_with(source, Vec::new).push(note);
             q.len += 1;
         }
-        !std::mem::replace(&mut q.flushing, true)
-    });
-    let env = flusher.then(|| env.clone())?;
-    Some(task::detach(async move { flush(&env, log).await }))
+        q.lease.take(clock::millis())
+    })?;
+    let env = env.clone();
+    Some(task::detach(
+        async move { flush(&env, flush_id, log).await },
+    ))
 }
 
-/// Clears the flushing mark however the flush ends, even if the runtime drops it.
-struct Flushing;
+/// Gives the lease back when a flush ends or is dropped. A flush the runtime cancels is
+/// neither: its lease lapses instead (core's `FLUSH_STALL_MS`).
+struct Holding(FlushId);
 
-impl Drop for Flushing {
+impl Drop for Holding {
     fn drop(&mut self) {
-        QUEUE.with(|q| q.borrow_mut().flushing = false);
+        QUEUE.with(|q| q.borrow_mut().lease.release(self.0));
     }
 }
 
 /// Posts batches until the queue is empty, letting notes gather before each one unless
-/// the last was full.
-async fn flush(env: &Env, log: LogLevel) {
-    let _mark = Flushing;
+/// the last was full; renews its lease before each batch, and stops once it has handed
+/// over or been taken over.
+async fn flush(env: &Env, id: FlushId, log: LogLevel) {
+    let _hold = Holding(id);
     let mut full = false;
     loop {
         if !full {
@@ -81,6 +98,9 @@ async fn flush(env: &Env, log: LogLevel) {
         }
         let next = QUEUE.with(|q| {
             let mut q = q.borrow_mut();
+            if q.lease.renew(id, clock::millis()) != Renewal::Go {
+                return None;
+            }
             let source = q.notes.keys().next()?.clone();
             let pending = q.notes.get_mut(&source)?;
             let batch: Vec<Note> = pending.drain(..pending.len().min(BATCH)).collect();
@@ -94,8 +114,21 @@ async fn flush(env: &Env, log: LogLevel) {
             return;
         };
         full = batch.len() == BATCH;
+        if stalls(&batch) {
+            let never = js_sys::Promise::new(&mut |_, _| {});
+            let _ = task::wait(never).await;
+        }
         send(env, &source, &batch, log).await;
     }
+}
+
+/// Whether this is the probe build and `batch` holds the probe's note.
+fn stalls(batch: &[Note]) -> bool {
+    STALL_PROBE.is_some_and(|marker| {
+        batch
+            .iter()
+            .any(|n| matches!(n, Note::Delivery { event_id, .. } if event_id.ends_with(marker)))
+    })
 }
 
 async fn send(env: &Env, source: &str, batch: &[Note], log: LogLevel) {

@@ -21,12 +21,10 @@ fn authenticate(req: &Request, env: &Env) -> std::result::Result<Caller, Result<
     let loaded = sources::load(env);
     let loaded = match &*loaded {
         Ok(l) => l,
-        Err(e) => return Err(problem::CONFIG.respond(e)),
+        Err(_) => return Err(sources::misconfigured()),
     };
     if loaded.publish_tokens.is_empty() {
-        return Err(
-            problem::UNAUTHORIZED.respond("the publish API is off: set HOOKONCE_PUBLISH_TOKENS")
-        );
+        return Err(problem::UNAUTHORIZED.respond("the publish API is off on this deployment"));
     }
     let tokens = loaded.publish_tokens.iter().map(|t| t.token.as_str());
     let Some(token) = http::bearer(req, tokens) else {
@@ -68,13 +66,10 @@ pub async fn publish(req: Request, env: &Env) -> Result<Response> {
         Ok(c) => c,
         Err(problem) => return problem,
     };
-    let body = match http::body(req.inner()).await {
+    let body = match http::body(req.inner(), PUBLISH_MAX_BODY).await {
         Ok(body) => body,
-        Err(problem) => return problem,
+        Err(e) => return e.respond(),
     };
-    if body.len() > PUBLISH_MAX_BODY {
-        return problem::TOO_LARGE.respond(format!("the limit is {PUBLISH_MAX_BODY} bytes"));
-    }
     let admitted =
         Message::parse(&body).and_then(|m| m.admit(caller.policy, caller.hosts.as_ref()));
     match admitted {

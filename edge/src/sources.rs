@@ -1,7 +1,11 @@
 //! Loads the sources from `HOOKONCE_SOURCES` and their secrets, once per isolate.
 //!
-//! A configuration error is kept and answered on every request (500, naming the field):
-//! hookonce never falls back to accepting unsigned input.
+//! A configuration error is kept and answered on every request (500): hookonce never falls
+//! back to accepting unsigned input. The error names fields and bindings, so it is logged
+//! once per isolate (`configuration_invalid`) and only the admin's answers carry it;
+//! everyone else is told that the deployment is misconfigured. A source's secret binding
+//! that is unset while another of its bindings is set is logged once per isolate too, as
+//! a warning naming the source and the binding (`secret_binding_missing`).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -9,12 +13,13 @@ use std::rc::Rc;
 use hookonce_core::outbound::{self, Policy};
 use hookonce_core::publish::{self, Token};
 use hookonce_core::{
-    ConfigError, Destination, FeedConfig, KeyPolicy, LogLevel, Scheme, Seconds, Secret, SigningKey,
-    SmallMap, SourceConfig, Sources, Verifier,
+    configuration_log, secret_missing_log, ConfigError, Destination, FeedConfig, KeyPolicy,
+    LogLevel, LogRecord, Scheme, Seconds, Secret, SigningKey, SmallMap, SourceConfig, Sources,
+    Verifier,
 };
-use worker::{js_sys, wasm_bindgen::JsValue, Env, Response};
+use worker::{js_sys, wasm_bindgen::JsValue, Env, Request, Response};
 
-use crate::problem;
+use crate::{http, logs, problem};
 
 /// A source, ready to verify.
 pub struct Source {
@@ -60,13 +65,37 @@ impl Loaded {
     }
 }
 
+/// What a caller other than the admin is told when the configuration is broken.
+const MISCONFIGURED: &str =
+    "this deployment is misconfigured; its logs say what to fix (configuration_invalid)";
+
+/// The 500 `configuration` problem for a caller other than the admin: no field or binding.
+pub fn misconfigured() -> worker::Result<Response> {
+    problem::CONFIG.respond(MISCONFIGURED)
+}
+
+/// The 500 `configuration` problem for `req`: with `error`, which names the field, if it
+/// carries the admin token (read from its binding, as the configuration is not usable);
+/// else [`misconfigured`].
+pub fn misconfigured_for(req: &Request, env: &Env, error: &str) -> worker::Result<Response> {
+    match text(env, ADMIN_TOKEN) {
+        Some(token) if http::bearer(req, [token.as_str()]).is_some() => {
+            problem::CONFIG.respond(error)
+        }
+        _ => misconfigured(),
+    }
+}
+
+/// The binding of the read and admin APIs' bearer token.
+const ADMIN_TOKEN: &str = "HOOKONCE_ADMIN_TOKEN";
+
 /// The configuration and the named source, or the problem response that says why there is
 /// none (500 for a bad configuration, 404 for an unknown source).
 pub fn lookup<'a>(
     loaded: &'a Result<Loaded, String>,
     name: &str,
 ) -> Result<(&'a Loaded, &'a Source), worker::Result<Response>> {
-    let loaded = loaded.as_ref().map_err(|e| problem::CONFIG.respond(e))?;
+    let loaded = loaded.as_ref().map_err(|_| misconfigured())?;
     let source = loaded
         .source(name)
         .ok_or_else(|| problem::UNKNOWN_SOURCE.respond(format!("no source named {name}")))?;
@@ -82,7 +111,19 @@ pub fn load(env: &Env) -> Rc<Result<Loaded, String>> {
     if let Some(hit) = CACHE.with(|c| c.borrow().clone()) {
         return hit;
     }
-    let loaded = Rc::new(parse(env));
+    let mut warnings = Vec::new();
+    let parsed = parse(env, &mut warnings);
+    let threshold = match &parsed {
+        Ok(l) => l.log,
+        Err(e) => {
+            logs::emit(LogLevel::Error, configuration_log(e));
+            LogLevel::Error
+        }
+    };
+    for warning in warnings {
+        logs::emit(threshold, warning);
+    }
+    let loaded = Rc::new(parsed);
     CACHE.with(|c| *c.borrow_mut() = Some(loaded.clone()));
     loaded
 }
@@ -106,7 +147,8 @@ pub fn text(env: &Env, name: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-fn parse(env: &Env) -> Result<Loaded, String> {
+/// Parses the configuration; `warnings` gets what to log about one that works.
+fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
     let raw = object_var(env, "HOOKONCE_SOURCES")
         .ok_or_else(|| "HOOKONCE_SOURCES: missing or not an object of sources".to_string())?;
     let sources = Sources::from_json(&raw).map_err(|e: ConfigError| e.to_string())?;
@@ -117,14 +159,21 @@ fn parse(env: &Env) -> Result<Loaded, String> {
     let mut out = SmallMap::new();
     for config in sources.iter() {
         let mut secrets = Vec::new();
+        let mut unset = Vec::new();
         for binding in &config.secrets {
-            if let Some(value) = text(env, binding) {
-                let secret = config
-                    .scheme
-                    .parse_secret(value.trim())
-                    .map_err(|e| format!("{}.secrets: binding {binding}: {e}", config.name))?;
-                secrets.push(secret);
-            }
+            let Some(value) = text(env, binding) else {
+                unset.push(secret_missing_log(&config.name, binding));
+                continue;
+            };
+            let secret = config
+                .scheme
+                .parse_secret(value.trim())
+                .map_err(|e| format!("{}.secrets: binding {binding}: {e}", config.name))?;
+            secrets.push(secret);
+        }
+        // With none set, the source is a configuration error below, which says so.
+        if !secrets.is_empty() {
+            warnings.append(&mut unset);
         }
         let Some(signer) = secrets.first().cloned() else {
             return Err(format!(
@@ -226,7 +275,7 @@ fn parse(env: &Env) -> Result<Loaded, String> {
         forward_secret,
         publish_secret,
         outbound,
-        admin_token: text(env, "HOOKONCE_ADMIN_TOKEN"),
+        admin_token: text(env, ADMIN_TOKEN),
         publish_tokens,
     })
 }

@@ -186,6 +186,31 @@ pub fn assert_problem(r: &Resp, status: u16, slug: &str) -> String {
         .to_owned()
 }
 
+/// Asserts `r` is the 500 `configuration` problem that a caller without the admin token
+/// gets: its detail names none of `named` (fields, bindings), which the worker logs instead
+/// (`configuration_invalid`).
+pub fn assert_misconfigured(w: &Worker, r: &Resp, named: &[&str]) {
+    let detail = assert_problem(r, 500, "configuration");
+    for name in named {
+        assert!(!detail.contains(name), "the answer names {name}: {r}");
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let logs = w.logs();
+        let logged = logs
+            .lines()
+            .any(|l| l.contains("configuration_invalid") && named.iter().all(|n| l.contains(n)));
+        if logged {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no configuration_invalid log naming {named:?}:\n{logs}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 /// `GET /sources/{source}/events?{query}` with the admin token.
 pub fn feed_of(w: &Worker, source: &str, query: &str) -> Resp {
     admin_get(w, &format!("/sources/{source}/events?{query}"))

@@ -76,6 +76,11 @@ pub fn repo_root() -> PathBuf {
 /// Makefile's `HOOKONCE_PANIC_PROBE`, edge/src/entity.rs's `PANIC_PROBE`).
 pub const PANIC_PROBE: &str = "_panic_probe";
 
+/// The end of an event id whose feed note the probe build's flush never finishes sending,
+/// as a flush whose request the runtime cancelled (the Makefile's `HOOKONCE_STALL_PROBE`,
+/// edge/src/notes.rs's `STALL_PROBE`).
+pub const STALL_PROBE: &str = "_stall_probe";
+
 /// The worker built with its panic probe, for [`Builder::config`]`("main", …)`; `make test`
 /// builds it into `$CARGO_TARGET_DIR/probe-build`.
 pub fn probe_bundle() -> serde_json::Value {

@@ -74,6 +74,18 @@ impl RawRequest {
     }
 }
 
+/// `body` in HTTP/1.1 chunked framing, `size` bytes a chunk, then the last (empty) chunk.
+pub fn chunked(body: &[u8], size: usize) -> Vec<u8> {
+    let mut out = Vec::new();
+    for part in body.chunks(size) {
+        out.extend_from_slice(format!("{:x}\r\n", part.len()).as_bytes());
+        out.extend_from_slice(part);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
 /// An HTTP/1.1 response as it came off the wire (or as `curl -i` prints one): status
 /// line, headers, CRLF CRLF, body (de-chunked if it says it is chunked).
 pub fn parse_response(raw: &[u8]) -> Result<Resp, String> {

@@ -12,7 +12,7 @@
 use hookonce_core::ROUTES;
 use hookonce_e2e::events::{at, cardholder_created, cockpit_secret, ADMIN_TOKEN, COCKPIT};
 use hookonce_e2e::origin::{Origin, Reply};
-use hookonce_e2e::raw::{changed, fingerprint, RawRequest};
+use hookonce_e2e::raw::{changed, chunked as chunks, fingerprint, RawRequest};
 use hookonce_e2e::schemes::standard_webhooks_signature;
 use hookonce_e2e::workerd::Workerd;
 use hookonce_e2e::{publish, sign_github as github_signature, sign_stripe as stripe_signature};
@@ -37,6 +37,9 @@ struct Case {
     /// Accepted work that goes on in the background (a publish to a failing
     /// destination): such cases run last, so their writes cannot be blamed on another.
     background: bool,
+    /// The answer must carry no binding name, secret value or runtime error text
+    /// ([`discloses`]; issue 48).
+    quiet: bool,
 }
 
 fn case(name: impl Into<String>, method: &str, path: &str) -> Case {
@@ -50,6 +53,7 @@ fn case(name: impl Into<String>, method: &str, path: &str) -> Case {
         refused: true,
         framing: false,
         background: false,
+        quiet: false,
     }
 }
 
@@ -912,6 +916,11 @@ fn judge(c: &Case, r: &Result<hookonce_e2e::Resp, String>) -> Option<String> {
         Err(_) if c.framing => return None,
         Err(e) => return Some(format!("no response: {e}")),
     };
+    if c.quiet {
+        if let Some(what) = discloses(&r.text()) {
+            return Some(format!("the answer discloses {what}: {r}"));
+        }
+    }
     if c.framing && (400..500).contains(&r.status) {
         return None;
     }
@@ -1104,9 +1113,11 @@ fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working()
         )
         .start();
 
-    let main = cases(&origin);
+    let mut main = cases(&origin);
+    main.extend(issue_48_memory_and_disclosure_cases());
+    let main_len = main.len();
     let guard = guard_cases();
-    let total = main.len() + guard.len();
+    let total = main_len + guard.len();
     let (r1, a1, mut failures) = run(&w, main);
     let (r2, a2, more) = run(&strict, guard);
     failures.extend(more);
@@ -1117,10 +1128,359 @@ fn hostile_inputs_get_4xx_problems_change_nothing_and_leave_the_worker_working()
         failures.len()
     );
     assert!(total >= 400, "only {total} cases");
+    failures.extend(issue_48_after_the_cases(&w, main_len));
     assert!(
         failures.is_empty(),
         "{} of {total} cases failed:\n{}",
         failures.len(),
         failures.join("\n")
     );
+}
+
+// --- Issue 48, items 4 to 6: bounded memory, a flush that outlives its request, tokens,
+// disclosure and missing secret bindings. Kept apart from the table above.
+
+/// The values of every secret and token the suite's workerd has.
+fn secret_values() -> Vec<String> {
+    let mut secrets = vec![
+        cockpit_secret(),
+        STRIPE_SECRET.to_owned(),
+        GITHUB_SECRET.to_owned(),
+        ADMIN_TOKEN.to_owned(),
+        hookonce_e2e::dev_var("HOOKONCE_FORWARD_SECRET"),
+    ];
+    let publish = hookonce_e2e::dev_var("HOOKONCE_PUBLISH_TOKENS");
+    secrets.extend(publish.split(',').map(|t| t.trim().to_owned()));
+    secrets
+}
+
+/// The binding names, secret values and runtime error texts no refused answer may carry.
+fn discloses(answer: &str) -> Option<String> {
+    let secrets = secret_values();
+    let bindings = [
+        "HOOKONCE_",
+        "COCKPIT_SECRET",
+        "STRIPE_SECRET",
+        "GITHUB_SECRET",
+        "ENTITY",
+        "KEYS",
+        "FEED",
+    ];
+    let runtime = [
+        "TypeError",
+        "RangeError",
+        "Error:",
+        "jsg.",
+        "kj/",
+        "internal error; reference",
+    ];
+    if let Some(s) = secrets.iter().find(|s| answer.contains(s.as_str())) {
+        return Some(format!("a secret value ({} bytes)", s.len()));
+    }
+    bindings
+        .iter()
+        .chain(runtime.iter())
+        .find(|b| answer.contains(*b))
+        .map(|b| format!("{b:?}"))
+}
+
+impl Case {
+    fn quiet(mut self) -> Case {
+        self.quiet = true;
+        self
+    }
+    fn half_closed(mut self) -> Case {
+        self.req.half_close = true;
+        self
+    }
+}
+
+/// A validly signed delivery of `body` to `path`, sent chunked as `wire`.
+fn signed_chunked(name: String, path: &str, body: &[u8], wire: Vec<u8>) -> Case {
+    signed_body(name, body)
+        .path(path)
+        .header("transfer-encoding", "chunked")
+        .body(wire)
+}
+
+fn issue_48_memory_and_disclosure_cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let mib = 1 << 20;
+
+    // 4. Bodies are counted while they are read; chunked bodies over the limit get 413.
+    for (name, path, len, size) in [
+        (
+            "1 MiB + 1 in 64 KiB chunks",
+            "/webhooks/cockpit",
+            mib + 1,
+            64 << 10,
+        ),
+        (
+            "1 MiB + 1 in one chunk",
+            "/webhooks/cockpit",
+            mib + 1,
+            mib + 1,
+        ),
+        (
+            "2 MB, over what an entity stores",
+            "/webhooks/cockpit",
+            2_000_001,
+            256 << 10,
+        ),
+        ("65 bytes in one-byte chunks", "/webhooks/tiny", 65, 1),
+        ("64 + 1 bytes in two chunks", "/webhooks/tiny", 65, 64),
+        ("1 KiB to a 64-byte source", "/webhooks/tiny", 1024, 100),
+    ] {
+        let body = vec![b' '; len];
+        let wire = chunks(&body, size);
+        v.push(signed_chunked(format!("chunked: {name}"), path, &body, wire).quiet());
+    }
+    let body = vec![b' '; 64];
+    v.push(
+        signed_chunked(
+            "chunked: exactly 64 bytes to a 64-byte source".into(),
+            "/webhooks/tiny",
+            &body,
+            chunks(&body, 16),
+        )
+        .quiet(),
+    );
+    v.push(
+        signed_chunked(
+            "chunked: an empty body".into(),
+            "/webhooks/cockpit",
+            b"",
+            b"0\r\n\r\n".to_vec(),
+        )
+        .quiet(),
+    );
+    let body = vec![b'x'; 100];
+    let mut ext = b"64;ext=1\r\n".to_vec();
+    ext.extend_from_slice(&body);
+    ext.extend_from_slice(b"\r\n0\r\n\r\n");
+    v.push(
+        signed_chunked(
+            "chunked: an extension, over the limit".into(),
+            "/webhooks/tiny",
+            &body,
+            ext,
+        )
+        .quiet(),
+    );
+    let mut trailer = chunks(&body, 50);
+    trailer.truncate(trailer.len() - 2);
+    trailer.extend_from_slice(b"x-trailer: 1\r\n\r\n");
+    v.push(
+        signed_chunked(
+            "chunked: a trailer, over the limit".into(),
+            "/webhooks/tiny",
+            &body,
+            trailer,
+        )
+        .quiet(),
+    );
+    for (name, wire) in [
+        (
+            "a chunk size of 2^64 - 1",
+            b"ffffffffffffffff\r\nxx\r\n0\r\n\r\n".to_vec(),
+        ),
+        (
+            "a chunk size of 2^64",
+            b"10000000000000000\r\nxx\r\n0\r\n\r\n".to_vec(),
+        ),
+        ("a negative chunk size", b"-1\r\nxx\r\n0\r\n\r\n".to_vec()),
+        (
+            "a chunk longer than it says",
+            b"2\r\nxxxxxxxx\r\n0\r\n\r\n".to_vec(),
+        ),
+        ("no final chunk", b"2\r\nxx\r\n".to_vec()),
+    ] {
+        v.push(
+            signed_chunked(format!("chunked: {name}"), "/webhooks/tiny", b"xx", wire)
+                .framing()
+                .quiet()
+                .half_closed(),
+        );
+    }
+    v.push(
+        signed_chunked(
+            "chunked and a Content-Length".into(),
+            "/webhooks/tiny",
+            &body,
+            chunks(&body, 10),
+        )
+        .content_length("10")
+        .framing()
+        .quiet(),
+    );
+    let token = format!("Bearer {}", publish::token());
+    let big = vec![b' '; mib + 1];
+    v.push(
+        case("publish: 1 MiB + 1, chunked", "POST", "/v1/messages")
+            .header("authorization", &token)
+            .header("idempotency-key", "\"k-chunked\"")
+            .header("transfer-encoding", "chunked")
+            .body(chunks(&big, 32 << 10))
+            .quiet(),
+    );
+    v.push(
+        case(
+            "publish: 1 MiB + 1, chunked, without a token",
+            "POST",
+            "/v1/messages",
+        )
+        .header("idempotency-key", "\"k-chunked\"")
+        .header("transfer-encoding", "chunked")
+        .body(chunks(&big, 32 << 10))
+        .quiet(),
+    );
+    v.push(
+        case("publish: a declared 1 MiB + 1", "POST", "/v1/messages")
+            .header("authorization", &token)
+            .header("idempotency-key", "\"k-declared\"")
+            .content_length(&(mib + 1).to_string())
+            .body("{}")
+            .framing()
+            .quiet()
+            .half_closed(),
+    );
+
+    // 6a. Tokens of every length, none of them right, and none echoed.
+    let admin = format!("/entities/cockpit/{CANARY}");
+    let digest = hex_sha256(ADMIN_TOKEN.as_bytes());
+    let publish_list = hookonce_e2e::dev_var("HOOKONCE_PUBLISH_TOKENS");
+    let first_publish = publish::token();
+    for (name, auth) in [
+        ("one byte", "Bearer d".to_owned()),
+        (
+            "the token's first 14 bytes",
+            format!("Bearer {}", &ADMIN_TOKEN[..14]),
+        ),
+        ("the token and one byte", format!("Bearer {ADMIN_TOKEN}0")),
+        (
+            "the token twice",
+            format!("Bearer {ADMIN_TOKEN}{ADMIN_TOKEN}"),
+        ),
+        ("the token's SHA-256 in hex", format!("Bearer {digest}")),
+        ("32 KiB", format!("Bearer {}", "d".repeat(32 << 10))),
+        (
+            "the token with its last byte changed",
+            format!("Bearer {}x", &ADMIN_TOKEN[..ADMIN_TOKEN.len() - 1]),
+        ),
+        ("a publish token", format!("Bearer {first_publish}")),
+        (
+            "lower-case bearer and a wrong token",
+            "bearer dev-admin-tokem".to_owned(),
+        ),
+    ] {
+        v.push(
+            case(format!("admin token: {name}"), "GET", &admin)
+                .header("authorization", auth)
+                .quiet(),
+        );
+    }
+    for (name, auth) in [
+        ("the whole list", format!("Bearer {publish_list}")),
+        (
+            "two tokens run together",
+            format!("Bearer {}", publish_list.replace(',', "")),
+        ),
+        (
+            "a prefix of a token",
+            format!("Bearer {}", &first_publish[..first_publish.len() - 1]),
+        ),
+        ("a token and one byte", format!("Bearer {first_publish}-")),
+        ("the admin token", format!("Bearer {ADMIN_TOKEN}")),
+        ("empty", "Bearer ".to_owned()),
+    ] {
+        v.push(
+            case(format!("publish token: {name}"), "POST", "/v1/messages")
+                .header("authorization", auth)
+                .header("idempotency-key", "\"k-token\"")
+                .header("content-type", "application/json")
+                .body("{}")
+                .quiet(),
+        );
+    }
+
+    // 6b. Unauthenticated answers name no binding and carry no runtime text.
+    for (method, path) in [
+        ("GET", admin.clone()),
+        ("GET", "/sources/cockpit/events".to_owned()),
+        ("GET", "/sources/cockpit/dead".to_owned()),
+        ("POST", format!("/admin/outbox/cockpit/{CANARY}/retry")),
+        ("GET", "/v1/messages/status".to_owned()),
+    ] {
+        v.push(case(format!("no token: {method} {path}"), method, &path).quiet());
+    }
+    for (name, path) in [
+        ("an unknown source", "/webhooks/nope"),
+        ("no signature", "/webhooks/cockpit"),
+        ("no signature, stripe", "/webhooks/stripe"),
+        ("no signature, github", "/webhooks/github"),
+    ] {
+        v.push(
+            case(format!("unsigned: {name}"), "POST", path)
+                .body(event_body("evt_quiet"))
+                .quiet(),
+        );
+    }
+    v
+}
+
+fn hex_sha256(b: &[u8]) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
+/// What must hold once every case ran: the feed still takes notes (5); the unset secret
+/// binding of `cockpit` (`COCKPIT_SECRET_PREVIOUS`, as in `.dev.vars.example`) was logged
+/// as a warning, per isolate and not per request (6c); no secret's value is in the log.
+fn issue_48_after_the_cases(w: &Workerd, requests: usize) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let id = format!("evt_after_{}", unix_now());
+    let body = cardholder_created(&id, CANARY, &at(100_000), "After").to_string();
+    let headers = hookonce_e2e::standard_webhooks_headers(
+        &cockpit_secret(),
+        &id,
+        unix_now(),
+        body.as_bytes(),
+    );
+    let r = w.post("/webhooks/cockpit", &headers, body);
+    if r.status != 200 {
+        wrong.push(format!("after the cases: a valid event got {r}"));
+    }
+    let auth = [("authorization", format!("Bearer {ADMIN_TOKEN}"))];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let feed = w.request("GET", "/sources/cockpit/events?limit=200", &auth, None);
+        if feed.status == 200 && feed.text().contains(&id) {
+            break;
+        }
+        if std::time::Instant::now() > deadline {
+            wrong.push(format!(
+                "after the cases: {id} never reached the feed: {feed}"
+            ));
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let logs = w.logs();
+    let warnings = logs
+        .lines()
+        .filter(|l| l.contains("secret_binding_missing") && l.contains("COCKPIT_SECRET_PREVIOUS"))
+        .count();
+    if warnings == 0 || warnings * 10 > requests {
+        wrong.push(format!(
+            "after the cases: {warnings} secret_binding_missing warnings for {requests} requests"
+        ));
+    }
+    let secrets = secret_values();
+    if secrets.iter().any(|s| logs.contains(s.as_str())) {
+        wrong.push("after the cases: a secret's value is in the log".into());
+    }
+    wrong
 }
