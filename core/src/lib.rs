@@ -28,8 +28,10 @@
 //!    job; a duplicate writes nothing).
 //! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
 //!    a duplicate; 409 with `Retry-After` while another event of the entity holds its claim.
-//! 7. **Forward**: the entity's alarm asks [`outbox_step`] what is due, sends it, and
-//!    writes what [`after_attempt`] returns, durably, before the next row.
+//! 7. **Forward**: the entity's alarm runs its [`Drain`], one run at a time: it reads the
+//!    head row, asks [`outbox_step`] what is due, sends it, and writes what
+//!    [`after_attempt`] returns, only if the row is still as it was read, durably, before
+//!    the next row.
 //!
 //! ## Example
 //!
@@ -75,6 +77,7 @@ mod body;
 mod config;
 mod custom;
 mod decide;
+mod drain;
 mod event;
 mod extract;
 mod feed;
@@ -138,6 +141,9 @@ pub use verify::{Headers, Scheme, Secret, Verified, Verifier, VerifyError};
 pub use decide::{
     decide, decide_unread, release, replay_headers, Claim, Decision, Delivery, Lease, Outcome,
     Plan, Stored, Write, OTHER_EVENT_RETRY,
+};
+pub use drain::{
+    Command as DrainCommand, Drain, Input as DrainInput, Run as DrainRun, BUSY_RETRY, RUN_LIMIT,
 };
 pub use forward::{
     headers as forward_headers, queue_message, Outgoing, QueueMessageError, MAX_QUEUE_MESSAGE,

@@ -35,11 +35,7 @@ fn steps(n: usize) -> impl Strategy<Value = Vec<Step>> {
 }
 
 fn scenario() -> impl Strategy<Value = (Vec<i64>, Vec<Step>)> {
-    // Creation times with ties, so the id tiebreak is exercised too.
-    prop::collection::vec(0i64..8, 1..8).prop_flat_map(|times| {
-        let n = times.len();
-        (Just(times), steps(n))
-    })
+    timed_script(steps)
 }
 
 /// The application behind hookonce: every version it was sent, in order.
@@ -63,11 +59,7 @@ proptest! {
 
     #[test]
     fn no_stale_claim_and_no_older_forward_after_a_newer_one((times, script) in scenario()) {
-        let events: Vec<Signed> = times
-            .iter()
-            .enumerate()
-            .map(|(i, t)| event(&snapshot(&format!("evt_{i}"), "card_1", *t, &format!("s{i}"))))
-            .collect();
+        let events = snapshots(&times);
         let mut store = Model::default();
         let mut app = App::default();
         let mut in_flight: Vec<(usize, UnixSeconds)> = Vec::new();

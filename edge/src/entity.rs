@@ -36,6 +36,7 @@ pub struct EntityObject {
     state: State,
     env: Env,
     armed: outbox::Armed,
+    runs: outbox::Runs,
     /// The ledger, claim and outbox that are not tables yet (`sql::Opened::views`).
     views: Cell<Views>,
     /// Whether all three have a name, view or table, for a read (`sql::Opened::named`).
@@ -76,6 +77,7 @@ impl EntityObject {
             state,
             env,
             armed: outbox::Armed::default(),
+            runs: outbox::Runs::default(),
             views: Cell::new(opened.views),
             readable: Cell::new(opened.named),
             empty: Cell::new(opened.fresh),
@@ -154,7 +156,7 @@ impl EntityObject {
     async fn alarm(&self) -> Result<Response> {
         self.readable()?;
         let started = clock::now();
-        let config = outbox::on_alarm(&self.state, &self.armed, &self.env).await?;
+        let config = outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env).await?;
         if let Some(Ok(loaded)) = config.as_deref() {
             self.note_dead_since(loaded, started)?;
             outbox::prune(&self.state, &self.armed, loaded).await?;

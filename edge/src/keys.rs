@@ -72,6 +72,7 @@ pub struct KeyObject {
     state: State,
     env: Env,
     armed: outbox::Armed,
+    runs: outbox::Runs,
 }
 
 /// What the key's transaction decided, owned so it can leave the closure.
@@ -86,7 +87,12 @@ impl KeyObject {
         let opened = sql::create(&state, &[sql::BODIES_SCHEMA, sql::QUEUE_SCHEMA, KEY_SCHEMA]);
         let armed = outbox::Armed::default();
         outbox::rearm_on_start(&state, &armed, None, &opened);
-        Self { state, env, armed }
+        Self {
+            state,
+            env,
+            armed,
+            runs: outbox::Runs::default(),
+        }
     }
 
     async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
@@ -125,7 +131,7 @@ impl KeyObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        if outbox::on_alarm(&self.state, &self.armed, &self.env)
+        if outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env)
             .await?
             .is_some()
         {

@@ -1,18 +1,19 @@
 //! Carrying out the outbox: the alarm delivers an object's pending rows in order, head of
-//! line first, as core's `outbox` module decides, and prunes what retention allows
-//! (core's `retention`: ids, bodies and delivered rows, in bounded batches).
+//! line first, as core's `Drain` sequences it (one run at a time per object; each row
+//! read just before it is sent; its result written only while it is still pending as read),
+//! and prunes what retention allows (core's `retention`: ids, bodies and delivered rows,
+//! in bounded batches).
 //!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
-//! after a crash only the head row can go out again, never an older one after a newer one.
-//! Alarms fire at least once, so a row may be sent twice: always with the same
-//! `Idempotency-Key` (the event id) and the same `webhook-id`.
+//! after a crash only the head row can go out again, never an older one after a newer one:
+//! always with the same `Idempotency-Key` (the event id) and the same `webhook-id`.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use hookonce_core::{
-    after_attempt, attempt_log, next_prune, outbox_step, outbox_target, prune_plan, source_of,
-    Outgoing, Seconds, Step, Transition, UnixSeconds,
+    attempt_log, next_prune, outbox_target, prune_plan, source_of, Drain, DrainCommand, DrainInput,
+    DrainRun, Outgoing, Seconds, Secret, Target, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
@@ -129,71 +130,124 @@ fn jitter() -> u16 {
 /// The configuration as loaded once per isolate.
 pub type Config = Rc<Result<Loaded, String>>;
 
+/// An object's delivery loop (core's `Drain`), shared by its alarm invocations, so that
+/// one run at a time delivers its rows.
+#[derive(Default)]
+pub struct Runs(RefCell<Drain>);
+
 /// An object's alarm: delivers what is due and returns the configuration for the rest of
 /// the object's alarm work; `None` when the configuration is broken, after re-arming for a
 /// minute later (a configuration fix must not lose queued rows).
-pub async fn on_alarm(state: &State, armed: &Armed, env: &Env) -> worker::Result<Option<Config>> {
+pub async fn on_alarm(
+    state: &State,
+    armed: &Armed,
+    runs: &Runs,
+    env: &Env,
+) -> worker::Result<Option<Config>> {
     armed.fired();
     let config = sources::load(env);
     let Ok(loaded) = &*config else {
         ensure_alarm(state, armed, clock::now().plus(Seconds::MINUTE)).await?;
         return Ok(None);
     };
-    deliver_due(state, armed, env, loaded).await?;
+    let (run, first) = runs.0.borrow_mut().alarm(clock::now());
+    let delivered = deliver_due(state, armed, runs, run, first, env, loaded).await;
+    if delivered.is_err() {
+        // The runtime retries the alarm; that invocation must not find this run under way.
+        runs.0.borrow_mut().abandon(run);
+    }
+    delivered?;
     Ok(Some(config))
 }
 
-/// Delivers due rows in order, head of line first, until one must wait.
-pub async fn deliver_due(
+/// Carries out `run`'s commands, from `command` on, until core's `Drain` says it is done:
+/// due rows in order, head of line first, each made durable before the next.
+async fn deliver_due(
     state: &State,
     armed: &Armed,
+    runs: &Runs,
+    run: DrainRun,
+    mut command: DrainCommand<Via<'_>>,
     env: &Env,
     loaded: &Loaded,
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
-    while let Some(due) = sql::head(&sql)? {
-        let source = loaded.source(&due.source).map(|s| &s.config);
-        let to = outbox_target(due.destination.as_deref(), source);
-        let sendable = match (to, due.body.as_deref()) {
-            (Some(to), Some(body)) => loaded.signer(to.key).map(|secret| (to, secret, body)),
-            _ => None,
-        };
-        let transition = match outbox_step(&due.head, sendable, clock::now()) {
-            Step::WaitUntil(at) => return ensure_alarm(state, armed, at).await,
-            Step::Dead(t) => t,
-            Step::Send {
-                attempt,
-                via: (to, secret, body),
-            } => {
-                let out = Outgoing {
-                    source: &due.source,
-                    event_id: &due.event_id,
-                    attempt,
-                    body,
-                };
-                let result = send::attempt(env, to, secret, out).await;
+    let mut due: Option<sql::Due> = None;
+    loop {
+        let input = match command {
+            DrainCommand::ReadHead => {
+                due = sql::head(&sql)?;
+                let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
+                DrainInput::Head {
+                    row,
+                    now: clock::now(),
+                }
+            }
+            DrainCommand::Send { attempt, via } => DrainInput::Sent {
+                result: send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await,
+                schedule: via.to.schedule,
                 // Rounded up: a wait of n seconds from a truncated now could end up to 1 s
                 // early, before a Retry-After has run out.
-                after_attempt(&due.head, to.schedule, &result, clock::now_ceil(), jitter())
+                now: clock::now_ceil(),
+                jitter: jitter(),
+            },
+            DrainCommand::Write {
+                transition,
+                if_attempts,
+            } => {
+                let applied = sql::transition(&sql, &transition, if_attempts)?;
+                if let (true, Some(d)) = (applied, &due) {
+                    logs::emit(loaded.log, attempt_log(&d.source, &d.event_id, &transition));
+                }
+                DrainInput::Written { applied }
             }
+            // Durable before the next row goes out: a crash now re-sends nothing older.
+            DrainCommand::Sync => {
+                storage.sync().await?;
+                DrainInput::Synced
+            }
+            DrainCommand::SetAlarm(at) => {
+                ensure_alarm(state, armed, at).await?;
+                DrainInput::AlarmSet
+            }
+            DrainCommand::Done => return Ok(()),
         };
-        sql::transition(&sql, &transition)?;
-        logs::emit(
-            loaded.log,
-            attempt_log(&due.source, &due.event_id, &transition),
-        );
-        // Durable before the next row goes out: a crash now re-sends nothing older.
-        storage.sync().await?;
-        if let Transition::Retry {
-            next_attempt_at, ..
-        } = transition
-        {
-            // Head of line: later rows wait, so the application sees the entity in order.
-            return ensure_alarm(state, armed, next_attempt_at).await;
+        command = runs.0.borrow_mut().handle(run, input);
+    }
+}
+
+/// What sending a row takes: the row as read, its target and body, the secret of the key
+/// its target names.
+struct Via<'a> {
+    due: &'a sql::Due,
+    to: Target<'a>,
+    secret: &'a Secret,
+    body: &'a [u8],
+}
+
+impl<'a> Via<'a> {
+    /// What sending `due` takes, or `None` when some of it is gone.
+    fn of(due: &'a sql::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
+        let source = loaded.source(&due.source).map(|s| &s.config);
+        let to = outbox_target(due.destination.as_deref(), source)?;
+        Some(Via {
+            due,
+            to,
+            secret: loaded.signer(to.key)?,
+            body: due.body.as_deref()?,
+        })
+    }
+
+    /// The request of attempt number `attempt`.
+    fn outgoing(&self, attempt: u32) -> Outgoing<'a> {
+        Outgoing {
+            source: &self.due.source,
+            event_id: &self.due.event_id,
+            attempt,
+            body: self.body,
         }
     }
-    Ok(())
 }
 
 /// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.

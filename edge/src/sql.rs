@@ -269,6 +269,8 @@ exec_with! {
     exec4(a, b, c, d);
     exec5(a, b, c, d, e);
     exec6(a, b, c, d, e, f);
+    exec7(a, b, c, d, e, f, g);
+    exec8(a, b, c, d, e, f, g, h);
     exec11(a, b, c, d, e, f, g, h, i, j, k);
 }
 
@@ -285,6 +287,8 @@ pub fn run(sql: &SqlStorage, query: &str, values: &[JsValue]) -> worker::Result<
         [a, b, c, d] => raw.exec4(query, a, b, c, d),
         [a, b, c, d, e] => raw.exec5(query, a, b, c, d, e),
         [a, b, c, d, e, f] => raw.exec6(query, a, b, c, d, e, f),
+        [a, b, c, d, e, f, g] => raw.exec7(query, a, b, c, d, e, f, g),
+        [a, b, c, d, e, f, g, h] => raw.exec8(query, a, b, c, d, e, f, g, h),
         [a, b, c, d, e, f, g, h, i, j, k] => raw.exec11(query, a, b, c, d, e, f, g, h, i, j, k),
         _ => return Ok(sql.exec_raw(query, values.to_vec())?.rows_written()),
     }?;
@@ -811,9 +815,11 @@ pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Resul
     })
 }
 
-/// Carries out one row's change of state.
-pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
-    match t {
+/// Carries out one row's change of state, only while the row is still pending with
+/// `if_attempts` attempts made (as the run that decided it read it); returns whether it did.
+pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker::Result<bool> {
+    let pending = text(OutboxStatus::Pending.as_str());
+    let written = match t {
         Transition::Finish {
             seq,
             status,
@@ -824,7 +830,7 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
         } => run(
             sql,
             "UPDATE outbox SET status = ?, attempts = ?, first_attempt_at = ?, last_result = ?,
-               done_at = ? WHERE seq = ?",
+               done_at = ? WHERE seq = ? AND status = ? AND attempts = ?",
             &[
                 text(status.as_str()),
                 int(i64::from(*attempts)),
@@ -832,6 +838,8 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
                 text(result),
                 int(at.0),
                 int(*seq),
+                pending,
+                int(i64::from(if_attempts)),
             ],
         )?,
         Transition::Retry {
@@ -843,17 +851,19 @@ pub fn transition(sql: &SqlStorage, t: &Transition) -> worker::Result<()> {
         } => run(
             sql,
             "UPDATE outbox SET attempts = ?, first_attempt_at = ?, next_attempt_at = ?,
-               last_result = ? WHERE seq = ?",
+               last_result = ? WHERE seq = ? AND status = ? AND attempts = ?",
             &[
                 int(i64::from(*attempts)),
                 int(first_attempt_at.0),
                 int(next_attempt_at.0),
                 text(result),
                 int(*seq),
+                pending,
+                int(i64::from(if_attempts)),
             ],
         )?,
     };
-    Ok(())
+    Ok(written > 0)
 }
 
 /// Puts every dead row back in the queue, due at `at`; returns how many (counted from

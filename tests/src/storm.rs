@@ -213,6 +213,17 @@ impl Storm {
     }
 }
 
+/// The seeds in environment variable `name` (comma-separated), or `default`.
+pub fn seeds_from_env(name: &str, default: &[u64]) -> Vec<u64> {
+    match std::env::var(name) {
+        Ok(v) => v
+            .split(',')
+            .map(|s| s.trim().parse().unwrap_or_else(|_| panic!("{name}={v}")))
+            .collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
 /// One SIGKILL, a short outage, a restart; returns when (since the start) it happened.
 fn kill_and_restart(w: &mut Workerd, rng: &mut Rng, started: Instant) -> Duration {
     let at = started.elapsed();
@@ -484,6 +495,8 @@ pub struct Report {
     pub resends_after_success: usize,
     /// Requests that went back to an entity's earlier event after a later one was sent.
     pub backward_resends: usize,
+    /// Events the origin answered 2xx more than once, with how many times.
+    pub answered_2xx_more_than_once: BTreeMap<String, u32>,
     pub rss_end_kib: Option<u64>,
     /// Each violation kind and its instances (capped in the display).
     pub violations: BTreeMap<&'static str, Vec<String>>,
@@ -675,6 +688,7 @@ impl Report {
         let secret = dev_var("HOOKONCE_FORWARD_SECRET");
         let mut received: Vec<Vec<usize>> = vec![Vec::new(); plan.lanes.len()];
         let mut succeeded = BTreeSet::new();
+        let mut answered_2xx: BTreeMap<String, u32> = BTreeMap::new();
         self.forwarded_requests = reqs.len();
         for req in reqs {
             let key = req.header("idempotency-key").unwrap_or("<none>");
@@ -686,6 +700,7 @@ impl Report {
             }
             if matches!(req.reply, Reply::Apply(200)) {
                 succeeded.insert(key.to_owned());
+                *answered_2xx.entry(key.to_owned()).or_default() += 1;
             }
             if stale.contains(key) {
                 self.bad("a stale event was forwarded", key.to_owned());
@@ -718,6 +733,8 @@ impl Report {
             }
             received[l].push(pos);
         }
+        answered_2xx.retain(|_, n| *n > 1);
+        self.answered_2xx_more_than_once = answered_2xx;
         for (l, got) in received.iter().enumerate() {
             let lane = &plan.lanes[l];
             let mut firsts = Vec::new();
@@ -805,6 +822,17 @@ impl fmt::Display for Report {
             "  origin: {} requests, {} failed on purpose, {} re-sends after a 2xx, {} backward re-sends",
             self.forwarded_requests, self.origin_failures, self.resends_after_success, self.backward_resends
         )?;
+        if !self.answered_2xx_more_than_once.is_empty() {
+            writeln!(
+                f,
+                "  events answered 2xx more than once: {} (first: {:?})",
+                self.answered_2xx_more_than_once.len(),
+                self.answered_2xx_more_than_once
+                    .iter()
+                    .take(3)
+                    .collect::<Vec<_>>()
+            )?;
+        }
         if let Some(kib) = self.rss_end_kib {
             writeln!(f, "  workerd RSS at the end: {} MiB", kib / 1024)?;
         }

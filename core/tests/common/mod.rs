@@ -101,6 +101,34 @@ pub fn snapshot(id: &str, card: &str, secs: i64, status: &str) -> Value {
     })
 }
 
+/// A scenario for the ordering properties: creation times of snapshots of one card (with
+/// ties, so the id tiebreak is exercised too), and a script of `steps(n)` for `n` events.
+pub fn timed_script<S: proptest::strategy::Strategy>(
+    steps: fn(usize) -> S,
+) -> impl proptest::strategy::Strategy<Value = (Vec<i64>, S::Value)> {
+    use proptest::prelude::*;
+    prop::collection::vec(0i64..8, 1..8).prop_flat_map(move |times| {
+        let n = times.len();
+        (Just(times), steps(n))
+    })
+}
+
+/// Snapshot events `evt_{i}` of `card_1`, created `times[i]` past NOW.
+pub fn snapshots(times: &[i64]) -> Vec<Signed> {
+    times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            event(&snapshot(
+                &format!("evt_{i}"),
+                "card_1",
+                *t,
+                &format!("s{i}"),
+            ))
+        })
+        .collect()
+}
+
 /// A ledger event adding `amount` to `card`.
 pub fn payment(id: &str, card: &str, secs: i64, amount: i64) -> Value {
     json!({

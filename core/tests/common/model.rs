@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hookonce_core::{
-    decide_unread, Claim, Decision, Effect, EventId, Outcome, Plan, Stored, UnixSeconds, Version,
-    Write,
+    decide_unread, Claim, Decision, Effect, EventId, Head, OutboxStatus, Outcome, Plan, Stored,
+    Transition, UnixSeconds, Version, Write,
 };
 
 use super::Signed;
@@ -19,8 +19,19 @@ pub struct Model {
     pub bodies: HashMap<EventId, Vec<u8>>,
     /// The newest body row: the one a record or outbox row written next points at.
     pub newest_body: Option<(EventId, Vec<u8>)>,
-    pub outbox: Vec<EventId>,
+    /// The outbox, in `seq` order: a row's `seq` is its index.
+    pub outbox: Vec<OutboxRow>,
     pub claim: Option<Claim>,
+}
+
+/// One outbox row, as the adapter's table holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutboxRow {
+    pub event_id: EventId,
+    pub status: OutboxStatus,
+    pub attempts: u32,
+    pub first_attempt_at: Option<UnixSeconds>,
+    pub next_attempt_at: UnixSeconds,
 }
 
 impl Model {
@@ -70,7 +81,14 @@ impl Model {
             Write::Enqueue { event_id, .. } => {
                 let newest = self.newest_body.as_ref().map(|(id, _)| id);
                 assert_eq!(newest, Some(*event_id), "an outbox row must find its body");
-                self.outbox.push((*event_id).clone());
+                self.outbox.push(OutboxRow {
+                    event_id: (*event_id).clone(),
+                    status: OutboxStatus::Pending,
+                    attempts: 0,
+                    first_attempt_at: None,
+                    // Due at once.
+                    next_attempt_at: UnixSeconds(0),
+                });
             }
             Write::Claim(claim) => self.claim = Some(claim.clone()),
             Write::Release { event_id, until } => {
@@ -141,6 +159,61 @@ impl Model {
             rows,
             claim: None,
         }
+    }
+
+    /// The first pending row, as the adapter's `sql::head` reads it.
+    pub fn head(&self) -> Option<Head> {
+        let (seq, row) = self
+            .outbox
+            .iter()
+            .enumerate()
+            .find(|(_, r)| r.status == OutboxStatus::Pending)?;
+        Some(Head {
+            seq: seq as i64,
+            attempts: row.attempts,
+            first_attempt_at: row.first_attempt_at,
+            next_attempt_at: row.next_attempt_at,
+        })
+    }
+
+    /// Carries out a row's change of state as the adapter's `UPDATE` does: only while the
+    /// row is still pending with `if_attempts` attempts made. Returns whether it applied.
+    pub fn transition(&mut self, t: &Transition, if_attempts: u32) -> bool {
+        let seq = match t {
+            Transition::Finish { seq, .. } | Transition::Retry { seq, .. } => *seq,
+        };
+        let Some(row) = usize::try_from(seq)
+            .ok()
+            .and_then(|i| self.outbox.get_mut(i))
+        else {
+            return false;
+        };
+        if row.status != OutboxStatus::Pending || row.attempts != if_attempts {
+            return false;
+        }
+        match t {
+            Transition::Finish {
+                status,
+                attempts,
+                first_attempt_at,
+                ..
+            } => {
+                row.status = *status;
+                row.attempts = *attempts;
+                row.first_attempt_at = Some(*first_attempt_at);
+            }
+            Transition::Retry {
+                attempts,
+                first_attempt_at,
+                next_attempt_at,
+                ..
+            } => {
+                row.attempts = *attempts;
+                row.first_attempt_at = Some(*first_attempt_at);
+                row.next_attempt_at = *next_attempt_at;
+            }
+        }
+        true
     }
 
     pub fn total(&self) -> i64 {

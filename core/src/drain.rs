@@ -1,0 +1,416 @@
+//! Step 7, forward, as a sequence: one object's delivery loop, decided here one step at a
+//! time and carried out by the adapter, which hands back what each step came to.
+//!
+//! An alarm invocation starts a run ([`Drain::alarm`]); the adapter carries out each
+//! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
+//! 1. [`Command::ReadHead`]: read the first pending row and hand it over at once, with no
+//!    `.await` in between. What is due for it ([`step`](crate::outbox_step)) decides the rest.
+//! 2. [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
+//!    row's [`Transition`] ([`after_attempt`](crate::after_attempt)).
+//! 3. [`Command::Write`]: the transition, applied only while the row is still pending with
+//!    the attempts it was read with (one conditional `UPDATE`).
+//! 4. [`Command::Sync`]: made durable before anything else goes out; then back to 1, or,
+//!    after a failed attempt, [`Command::SetAlarm`] for its retry (head of line: the later
+//!    rows wait, so the application sees the entity in order).
+//!
+//! What this sequencing guarantees, whatever the runtime does with alarms:
+//! - **One run at a time.** An alarm that fires while a run is under way starts none: it
+//!   sets the alarm again [`BUSY_RETRY`] later, and the run, which reads the head again
+//!   before each row, finds whatever that alarm was for. A run older than [`RUN_LIMIT`]
+//!   cannot be alive (the runtime ends an alarm handler by then), so a new alarm takes over,
+//!   and the old run's later steps are refused ([`Command::Done`]).
+//! - **A row is sent as it was read just now.** [`Command::Send`] only ever answers the
+//!   [`Input::Head`] read in the same turn; after every `.await` the next step reads again.
+//! - **A finished row is never sent again, and no retry is set for it.** A write that finds
+//!   its row no longer pending with the attempts it read applies nothing; the run reads the
+//!   head again instead of acting on what it wrote.
+
+use crate::outbox::{after_attempt, step, Head, Step, Transition};
+use crate::retry::{AttemptResult, Schedule};
+use crate::time::{Seconds, UnixSeconds};
+
+/// How long after it started a run is known to be over: the runtime ends an alarm handler
+/// after 15 minutes of wall time.
+pub const RUN_LIMIT: Seconds = Seconds(15 * 60);
+
+/// How much later an alarm that found a run under way fires again.
+pub const BUSY_RETRY: Seconds = Seconds(1);
+
+/// One object's delivery loop: whether a run is under way, and what it waits for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Drain {
+    /// The run under way, if any.
+    current: Option<Current>,
+    /// The last run's number.
+    last: u64,
+}
+
+/// A run under way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Current {
+    run: Run,
+    started: UnixSeconds,
+    waiting: Waiting,
+}
+
+/// What the run under way waits for: the answer to the command it was given last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Waiting {
+    Head,
+    Sent(Head),
+    Written(Option<UnixSeconds>),
+    Synced(Option<UnixSeconds>),
+    AlarmSet,
+}
+
+/// One alarm invocation's handle on the loop, for [`Drain::handle`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run(u64);
+
+/// What the adapter does next for a run.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command<T> {
+    /// Read the first pending row, and hand it to [`Drain::handle`] as [`Input::Head`] with
+    /// no `.await` in between.
+    ReadHead,
+    /// Send the row just read, as attempt number `attempt`, with `via`; then
+    /// [`Input::Sent`].
+    Send {
+        /// The attempt's number, for the `hookonce-attempt` header.
+        attempt: u32,
+        /// What to send it with, as the adapter handed it over.
+        via: T,
+    },
+    /// Carry out `transition` only if its row is still pending with `if_attempts` attempts
+    /// made (one conditional `UPDATE`); then [`Input::Written`].
+    Write {
+        /// The row's change of state.
+        transition: Transition,
+        /// The attempts the row was read with.
+        if_attempts: u32,
+    },
+    /// Make every write durable (`storage.sync()`); then [`Input::Synced`].
+    Sync,
+    /// Make sure the alarm fires no later than this; then [`Input::AlarmSet`].
+    SetAlarm(UnixSeconds),
+    /// The run is over: nothing more to do until the alarm fires again.
+    Done,
+}
+
+/// What a command came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input<'s, T> {
+    /// What [`Command::ReadHead`] found at `now`: the first pending row, with what sending
+    /// it takes (`None` when some of it is gone: no destination, secret or body), or `None`
+    /// when no row is pending.
+    Head {
+        /// The row and its means of sending.
+        row: Option<(Head, Option<T>)>,
+        /// The adapter's clock.
+        now: UnixSeconds,
+    },
+    /// What the attempt of [`Command::Send`] came to.
+    Sent {
+        /// How it ended.
+        result: AttemptResult,
+        /// The retry schedule of the row's target.
+        schedule: &'s Schedule,
+        /// The clock after the attempt, rounded up, so a wait from it never ends early.
+        now: UnixSeconds,
+        /// Uniform in `0..=1000`, for the retry's jitter.
+        jitter: u16,
+    },
+    /// Whether [`Command::Write`] applied (its `UPDATE` changed the row).
+    Written {
+        /// `false` when the row was no longer pending with the attempts it was read with.
+        applied: bool,
+    },
+    /// [`Command::Sync`] is done.
+    Synced,
+    /// [`Command::SetAlarm`] is done.
+    AlarmSet,
+}
+
+impl Drain {
+    /// An alarm fired at `now`: the invocation's handle and its first command. With a run
+    /// under way (started less than [`RUN_LIMIT`] ago), this one only sets the alarm again.
+    pub fn alarm<T>(&mut self, now: UnixSeconds) -> (Run, Command<T>) {
+        self.last += 1;
+        let run = Run(self.last);
+        if let Some(c) = &self.current {
+            if now < c.started.plus(RUN_LIMIT) {
+                return (run, Command::SetAlarm(now.plus(BUSY_RETRY)));
+            }
+        }
+        self.current = Some(Current {
+            run,
+            started: now,
+            waiting: Waiting::Head,
+        });
+        (run, Command::ReadHead)
+    }
+
+    /// Whether a run is under way.
+    pub fn running(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// What follows `input` in `run`. A run that was taken over, or an invocation that
+    /// started none, is told [`Command::Done`] whatever it hands in.
+    pub fn handle<T>(&mut self, run: Run, input: Input<'_, T>) -> Command<T> {
+        let Some(current) = self.current.as_mut().filter(|c| c.run == run) else {
+            return Command::Done;
+        };
+        let (waiting, command) = match (&current.waiting, input) {
+            (Waiting::Head, Input::Head { row: None, .. }) => (None, Command::Done),
+            (
+                Waiting::Head,
+                Input::Head {
+                    row: Some((head, via)),
+                    now,
+                },
+            ) => match step(&head, via, now) {
+                Step::WaitUntil(at) => (Some(Waiting::AlarmSet), Command::SetAlarm(at)),
+                Step::Dead(transition) => (
+                    Some(Waiting::Written(None)),
+                    Command::Write {
+                        transition,
+                        if_attempts: head.attempts,
+                    },
+                ),
+                Step::Send { attempt, via } => {
+                    (Some(Waiting::Sent(head)), Command::Send { attempt, via })
+                }
+            },
+            (
+                Waiting::Sent(head),
+                Input::Sent {
+                    result,
+                    schedule,
+                    now,
+                    jitter,
+                },
+            ) => {
+                let transition = after_attempt(head, schedule, &result, now, jitter);
+                let retry = match transition {
+                    Transition::Retry {
+                        next_attempt_at, ..
+                    } => Some(next_attempt_at),
+                    Transition::Finish { .. } => None,
+                };
+                let if_attempts = head.attempts;
+                (
+                    Some(Waiting::Written(retry)),
+                    Command::Write {
+                        transition,
+                        if_attempts,
+                    },
+                )
+            }
+            // The row moved on without this run: nothing was written, so read again.
+            (Waiting::Written(_), Input::Written { applied: false }) => {
+                (Some(Waiting::Head), Command::ReadHead)
+            }
+            (Waiting::Written(retry), Input::Written { applied: true }) => {
+                (Some(Waiting::Synced(*retry)), Command::Sync)
+            }
+            (Waiting::Synced(None), Input::Synced) => (Some(Waiting::Head), Command::ReadHead),
+            (Waiting::Synced(Some(at)), Input::Synced) => {
+                (Some(Waiting::AlarmSet), Command::SetAlarm(*at))
+            }
+            (Waiting::AlarmSet, Input::AlarmSet) => (None, Command::Done),
+            // An answer to a command this run was not given: the adapter's bug. The run
+            // ends; the alarm, which it did not set, fires again if work is left.
+            _ => (None, Command::Done),
+        };
+        match waiting {
+            Some(w) => current.waiting = w,
+            None => self.current = None,
+        }
+        command
+    }
+
+    /// `run` ended early (its invocation failed, or the adapter gave up on it): the next
+    /// alarm may start a run at once. A run that is not the current one changes nothing.
+    pub fn abandon(&mut self, run: Run) {
+        if self.current.as_ref().is_some_and(|c| c.run == run) {
+            self.current = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outbox::OutboxStatus;
+
+    const NOW: UnixSeconds = UnixSeconds(1_000);
+
+    fn head(seq: i64, attempts: u32, next: i64) -> Head {
+        Head {
+            seq,
+            attempts,
+            first_attempt_at: (attempts > 0).then_some(UnixSeconds(900)),
+            next_attempt_at: UnixSeconds(next),
+        }
+    }
+
+    fn ok() -> AttemptResult {
+        AttemptResult::Status {
+            code: 200,
+            retry_after: None,
+        }
+    }
+
+    fn sent(result: AttemptResult, schedule: &Schedule) -> Input<'_, ()> {
+        Input::Sent {
+            result,
+            schedule,
+            now: NOW,
+            jitter: 0,
+        }
+    }
+
+    fn read(row: Option<Head>) -> Input<'static, ()> {
+        Input::Head {
+            row: row.map(|h| (h, Some(()))),
+            now: NOW,
+        }
+    }
+
+    /// A finished row's write applied: it is made durable, then the head is read again.
+    fn written_made_durable_and_read_again(d: &mut Drain, run: Run) {
+        assert_eq!(
+            d.handle::<()>(run, Input::Written { applied: true }),
+            Command::Sync
+        );
+        assert_eq!(d.handle::<()>(run, Input::Synced), Command::ReadHead);
+    }
+
+    #[test]
+    fn a_delivered_row_is_written_made_durable_and_the_head_read_again() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, first) = d.alarm::<()>(NOW);
+        assert_eq!(first, Command::ReadHead);
+        assert_eq!(
+            d.handle(run, read(Some(head(1, 0, 900)))),
+            Command::Send {
+                attempt: 1,
+                via: ()
+            }
+        );
+        let Command::Write {
+            transition,
+            if_attempts: 0,
+        } = d.handle(run, sent(ok(), &s))
+        else {
+            panic!("expected a write guarded by the attempts read");
+        };
+        assert_eq!(transition.status(), OutboxStatus::Delivered);
+        written_made_durable_and_read_again(&mut d, run);
+        assert_eq!(d.handle(run, read(None)), Command::Done);
+        assert!(!d.running());
+    }
+
+    #[test]
+    fn a_failed_attempt_sets_the_alarm_for_its_retry_after_it_is_durable() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW);
+        let _ = d.handle(run, read(Some(head(1, 0, 900))));
+        let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
+        let _ = d.handle::<()>(run, Input::Written { applied: true });
+        assert_eq!(
+            d.handle::<()>(run, Input::Synced),
+            Command::SetAlarm(NOW.plus(Seconds(5)))
+        );
+        assert_eq!(d.handle::<()>(run, Input::AlarmSet), Command::Done);
+    }
+
+    #[test]
+    fn a_write_that_finds_its_row_moved_on_reads_the_head_again_and_sets_no_retry() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW);
+        let _ = d.handle(run, read(Some(head(1, 0, 900))));
+        let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
+        assert_eq!(
+            d.handle::<()>(run, Input::Written { applied: false }),
+            Command::ReadHead
+        );
+    }
+
+    #[test]
+    fn an_alarm_during_a_run_starts_none_and_fires_again_soon() {
+        let mut d = Drain::default();
+        let (first, _) = d.alarm::<()>(NOW);
+        let (second, cmd) = d.alarm::<()>(NOW);
+        assert_eq!(cmd, Command::SetAlarm(NOW.plus(BUSY_RETRY)));
+        assert_eq!(d.handle(second, read(Some(head(1, 0, 900)))), Command::Done);
+        assert_eq!(d.handle::<()>(second, Input::AlarmSet), Command::Done);
+        // The first run is untouched.
+        assert_eq!(
+            d.handle(first, read(Some(head(1, 0, 900)))),
+            Command::Send {
+                attempt: 1,
+                via: ()
+            }
+        );
+    }
+
+    #[test]
+    fn a_run_past_the_runtime_limit_is_taken_over_and_its_late_steps_refused() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (old, _) = d.alarm::<()>(NOW);
+        let _ = d.handle(old, read(Some(head(1, 0, 900))));
+        let later = NOW.plus(RUN_LIMIT);
+        let (new, cmd) = d.alarm::<()>(later);
+        assert_eq!(cmd, Command::ReadHead);
+        assert_eq!(d.handle(old, sent(ok(), &s)), Command::Done);
+        assert!(d.running());
+        assert_eq!(d.handle(new, read(None)), Command::Done);
+    }
+
+    #[test]
+    fn an_abandoned_run_lets_the_next_alarm_start_at_once() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW);
+        d.abandon(run);
+        assert_eq!(d.alarm::<()>(NOW).1, Command::ReadHead);
+    }
+
+    #[test]
+    fn a_row_not_yet_due_sets_the_alarm_for_it() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW);
+        assert_eq!(
+            d.handle(run, read(Some(head(1, 1, 1_005)))),
+            Command::SetAlarm(UnixSeconds(1_005))
+        );
+    }
+
+    #[test]
+    fn a_row_that_cannot_be_sent_is_written_dead_guarded_by_its_attempts() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW);
+        let cmd = d.handle::<()>(
+            run,
+            Input::Head {
+                row: Some((head(1, 2, 900), None)),
+                now: NOW,
+            },
+        );
+        let Command::Write {
+            transition,
+            if_attempts: 2,
+        } = cmd
+        else {
+            panic!("expected a dead write, got {cmd:?}");
+        };
+        assert_eq!(transition.status(), OutboxStatus::Dead);
+        written_made_durable_and_read_again(&mut d, run);
+    }
+}

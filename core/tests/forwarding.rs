@@ -1,0 +1,340 @@
+//! Property: in asynchronous mode, whatever interleaving of deliveries, alarm invocations
+//! (overlapping ones, repeated ones and retries of failed ones included), failed, timed
+//! out and successful attempts, re-arms and restarts happens, a row answered 2xx is never
+//! sent again (unless a restart lost the answer before it was made durable), no row is
+//! sent after a newer snapshot of the entity was, and in the end every row is delivered,
+//! first deliveries in order.
+//!
+//! The runtime here is adversarial: it may start an alarm invocation at any time, while
+//! others run, and interleaves their steps freely. Only what a Durable Object really
+//! promises holds: an invocation ends within the runtime's limit on an alarm handler
+//! (`RUN_LIMIT`), a restart keeps what was made durable, and a request leaves only once
+//! every earlier write is durable (the output gate).
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::model::{Model, OutboxRow};
+use common::*;
+use hookonce_core::{
+    AttemptResult, Drain, DrainCommand, DrainInput, DrainRun, OutboxStatus, Plan, Schedule,
+    Seconds, Transition, UnixSeconds, Version, RUN_LIMIT,
+};
+use proptest::prelude::*;
+
+const ASYNC: Plan = Plan::Apply { forward: true };
+
+#[derive(Clone, Copy, Debug)]
+enum Answer {
+    Ok,
+    Fail,
+    /// Our side gave up; the application acted on it anyway.
+    Timeout,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// A provider (re)sends event `i`; the object sets the alarm for now.
+    Deliver(usize),
+    /// The alarm is due (time jumps to it if it is later): an invocation starts.
+    Alarm,
+    /// An invocation starts although the alarm was not due: a repeat or a retry.
+    Spurious,
+    /// Invocation `k` (modulo how many run) carries out its command; an attempt among
+    /// them is answered so.
+    Advance(usize, Answer),
+    /// Invocation `k`'s storage call fails: it ends in an error; the runtime retries.
+    Fail(usize),
+    /// Time passes.
+    Wait(u64),
+    /// The runtime dies: invocations are lost, and writes not made durable.
+    Restart,
+}
+
+fn steps(n: usize) -> impl Strategy<Value = Vec<Step>> {
+    let answer = prop_oneof![
+        3 => Just(Answer::Ok),
+        2 => Just(Answer::Fail),
+        1 => Just(Answer::Timeout),
+    ];
+    let step = prop_oneof![
+        3 => (0..n).prop_map(Step::Deliver),
+        2 => Just(Step::Alarm),
+        2 => Just(Step::Spurious),
+        10 => (0..4usize, answer).prop_map(|(k, a)| Step::Advance(k, a)),
+        1 => (0..4usize).prop_map(Step::Fail),
+        1 => (1u64..400).prop_map(Step::Wait),
+        1 => Just(Step::Restart),
+    ];
+    prop::collection::vec(step, 1..120)
+}
+
+fn scenario() -> impl Strategy<Value = (Vec<i64>, Vec<Step>)> {
+    timed_script(steps)
+}
+
+/// One alarm invocation: its handle, the command it carries out next, when it started.
+struct Invocation {
+    run: DrainRun,
+    next: DrainCommand<usize>,
+    started: UnixSeconds,
+}
+
+/// One object, its storage, the runtime's alarm, and the application behind it.
+struct World {
+    events: Vec<Signed>,
+    store: Model,
+    /// The outbox as last made durable (an event's rows are durable before its answer).
+    durable: Vec<OutboxRow>,
+    drain: Drain,
+    alarm: Option<UnixSeconds>,
+    running: Vec<Invocation>,
+    now: UnixSeconds,
+    schedule: Schedule,
+    /// Rows the application answered 2xx, but for a restart that lost the answer.
+    answered: BTreeSet<usize>,
+    /// What the application received: (row, version), in order.
+    received: Vec<(usize, Version)>,
+}
+
+impl World {
+    fn new(events: Vec<Signed>) -> World {
+        World {
+            events,
+            store: Model::default(),
+            durable: Vec::new(),
+            drain: Drain::default(),
+            alarm: None,
+            running: Vec::new(),
+            now: NOW,
+            schedule: Schedule::new(vec![Seconds(1), Seconds(5)], Schedule::MAX_WINDOW).unwrap(),
+            answered: BTreeSet::new(),
+            received: Vec::new(),
+        }
+    }
+
+    /// Makes sure the alarm fires no later than `at`.
+    fn arm(&mut self, at: UnixSeconds) {
+        self.alarm = Some(self.alarm.map_or(at, |a| a.min(at)));
+    }
+
+    fn deliver(&mut self, i: usize) {
+        let before = self.store.outbox.len();
+        self.store.run(&self.events[i], ASYNC, self.now);
+        self.durable
+            .extend_from_slice(&self.store.outbox[before.min(self.store.outbox.len())..]);
+        if self.store.outbox.len() > before {
+            self.arm(self.now);
+        }
+    }
+
+    fn start(&mut self) {
+        let (run, next) = self.drain.alarm(self.now);
+        self.running.push(Invocation {
+            run,
+            next,
+            started: self.now,
+        });
+    }
+
+    fn fire_alarm(&mut self) {
+        if let Some(at) = self.alarm.take() {
+            self.now = self.now.max(at);
+            self.start();
+        }
+    }
+
+    /// Carries out invocation `k`'s command, as the adapter does.
+    fn advance(&mut self, k: usize, answer: Answer) -> Result<(), TestCaseError> {
+        let inv = &mut self.running[k];
+        let run = inv.run;
+        let input = match std::mem::replace(&mut inv.next, DrainCommand::Done) {
+            DrainCommand::ReadHead => DrainInput::Head {
+                row: self.store.head().map(|h| (h.clone(), Some(h.seq as usize))),
+                now: self.now,
+            },
+            DrainCommand::Send { via: row, .. } => {
+                // The output gate: a request leaves only once every earlier write is durable.
+                self.durable = self.store.outbox.clone();
+                self.receive(row)?;
+                let result = match answer {
+                    Answer::Ok => {
+                        self.answered.insert(row);
+                        AttemptResult::Status {
+                            code: 200,
+                            retry_after: None,
+                        }
+                    }
+                    Answer::Fail => AttemptResult::Status {
+                        code: 503,
+                        retry_after: None,
+                    },
+                    Answer::Timeout => AttemptResult::Timeout,
+                };
+                DrainInput::Sent {
+                    result,
+                    schedule: &self.schedule,
+                    now: self.now,
+                    jitter: 500,
+                }
+            }
+            DrainCommand::Write {
+                transition,
+                if_attempts,
+            } => DrainInput::Written {
+                applied: self.store.transition(&transition, if_attempts),
+            },
+            DrainCommand::Sync => {
+                self.durable = self.store.outbox.clone();
+                DrainInput::Synced
+            }
+            DrainCommand::SetAlarm(at) => {
+                self.arm(at);
+                DrainInput::AlarmSet
+            }
+            DrainCommand::Done => {
+                self.running.remove(k);
+                return Ok(());
+            }
+        };
+        let next = self.drain.handle(run, input);
+        self.running[k].next = next;
+        Ok(())
+    }
+
+    /// The application receives row `row`.
+    fn receive(&mut self, row: usize) -> Result<(), TestCaseError> {
+        prop_assert!(
+            !self.answered.contains(&row),
+            "row {row} sent again after a 2xx; received {:?}",
+            self.received
+        );
+        let id = &self.store.outbox[row].event_id;
+        let version = self
+            .events
+            .iter()
+            .find(|e| e.id() == id)
+            .and_then(|e| e.version())
+            .unwrap();
+        if let Some((last_row, last)) = self.received.last() {
+            prop_assert!(
+                &version >= last,
+                "row {row} ({version:?}) sent after newer row {last_row} ({last:?})"
+            );
+        }
+        self.received.push((row, version));
+        Ok(())
+    }
+
+    /// The invocation fails (a storage error): the adapter abandons its run, and the
+    /// runtime retries the alarm.
+    fn fail(&mut self, k: usize) {
+        let inv = self.running.remove(k);
+        self.lose(&inv);
+        self.drain.abandon(inv.run);
+        self.arm(self.now.plus(Seconds(2)));
+    }
+
+    /// The runtime ends an alarm handler that ran past its limit, and retries it.
+    fn enforce_limit(&mut self) {
+        let now = self.now;
+        let (over, within): (Vec<_>, Vec<_>) = std::mem::take(&mut self.running)
+            .into_iter()
+            .partition(|inv| now >= inv.started.plus(RUN_LIMIT));
+        self.running = within;
+        for inv in &over {
+            self.lose(inv);
+        }
+        if !over.is_empty() {
+            self.arm(now);
+        }
+    }
+
+    /// An invocation ends before writing the 2xx it got: hookonce cannot know of it.
+    fn lose(&mut self, inv: &Invocation) {
+        if let DrainCommand::Write {
+            transition: Transition::Finish { seq, status, .. },
+            ..
+        } = &inv.next
+        {
+            if *status == OutboxStatus::Delivered {
+                self.answered.remove(&(*seq as usize));
+            }
+        }
+    }
+
+    fn restart(&mut self) {
+        self.running.clear();
+        self.drain = Drain::default();
+        self.store.outbox = self.durable.clone();
+        // A 2xx that hookonce did not make durable, it cannot know of: that row goes again.
+        self.answered = (0..self.durable.len())
+            .filter(|&seq| self.durable[seq].status == OutboxStatus::Delivered)
+            .collect();
+        // The constructor re-arms for the first pending row.
+        if let Some(h) = self.store.head() {
+            self.arm(h.next_attempt_at);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    #[test]
+    fn a_row_answered_2xx_is_never_sent_again_and_no_older_snapshot_follows_a_newer_one(
+        (times, script) in scenario()
+    ) {
+        let events = snapshots(&times);
+        let n = events.len();
+        let mut w = World::new(events);
+        for step in script {
+            match step {
+                Step::Deliver(i) => w.deliver(i),
+                Step::Alarm => w.fire_alarm(),
+                Step::Spurious => w.start(),
+                Step::Advance(k, answer) if !w.running.is_empty() => {
+                    let k = k % w.running.len();
+                    w.advance(k, answer)?;
+                }
+                Step::Fail(k) if !w.running.is_empty() => {
+                    let k = k % w.running.len();
+                    w.fail(k);
+                }
+                Step::Advance(..) | Step::Fail(_) => {}
+                Step::Wait(secs) => {
+                    w.now = w.now.plus(Seconds(secs));
+                    w.enforce_limit();
+                }
+                Step::Restart => w.restart(),
+            }
+        }
+
+        // Every provider delivery arrives; then the runtime behaves and the application
+        // answers 2xx: every invocation runs to its end, and the alarm fires when due.
+        for i in 0..n {
+            w.deliver(i);
+        }
+        for _ in 0..10_000 {
+            if let Some(k) = w.running.len().checked_sub(1) {
+                w.advance(k, Answer::Ok)?;
+            } else if w.alarm.is_some() {
+                w.fire_alarm();
+            } else {
+                break;
+            }
+        }
+        prop_assert!(w.running.is_empty(), "invocations still running");
+        for (seq, row) in w.store.outbox.iter().enumerate() {
+            prop_assert_eq!(row.status, OutboxStatus::Delivered, "row {} never delivered", seq);
+        }
+        let mut firsts = Vec::new();
+        for (row, _) in &w.received {
+            if !firsts.contains(row) {
+                firsts.push(*row);
+            }
+        }
+        prop_assert_eq!(firsts, (0..w.store.outbox.len()).collect::<Vec<_>>());
+    }
+}
