@@ -45,6 +45,17 @@ impl fmt::Display for OutboxStatus {
     }
 }
 
+/// Which pending row an object sends next ([`crate::order_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The first pending row in `seq` order; the rows after it wait while it waits, so
+    /// they go out in order.
+    HeadOfLine,
+    /// Each due row in `seq` order, once per pass; a row that waits for its retry holds
+    /// back none of the others.
+    EachDue,
+}
+
 /// The first pending row of an entity's outbox, as the store holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Head {

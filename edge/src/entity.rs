@@ -13,15 +13,15 @@
 use std::cell::{Cell, RefCell};
 
 use hookonce_core::{
-    decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
-    source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
-    EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
-    ENTITY_EVENTS, ENTITY_OUTBOX,
+    bucket_name, decide, decide_unread, decode_handoff, entity_of, object_kind, outbox_target,
+    per_event_object, release, signature_headers, source_of, split_url, AttemptResult, DeadLetter,
+    Decision, Delivery, EntityCursor, Event, EventId, Headers, Note, ObjectKind, OutboxStatus,
+    Outgoing, Plan, Stored, UnixSeconds, Version, Write, ENTITY_EVENTS, ENTITY_OUTBOX,
 };
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
-use crate::internal::{Op, OUTCOME_HEADER};
+use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
 use crate::send;
@@ -49,6 +49,13 @@ pub struct EntityObject {
     version: RefCell<Option<Option<Version>>>,
     /// Whether an event's rows go through the `event_rows` view yet.
     event_rows: Cell<EventRowsView>,
+    /// An event's own object from before buckets that was never made
+    /// (`sql::has_tables`): a bucket's look-up of an id finds nothing in it, and creates
+    /// nothing. Only a delivery handed to it makes its schema, as before buckets: an
+    /// earlier version's Worker, still serving during a deployment, hands events here.
+    absent: Cell<bool>,
+    /// A bucket's record of its source's buckets (`sql::bucket`), once read.
+    bucket: Cell<Option<sql::Bucket>>,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -70,8 +77,14 @@ enum EventRowsView {
 
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
+        let name = state.id().name().unwrap_or_default();
+        let absent =
+            matches!(object_kind(&name), Some(ObjectKind::PerEvent(_))) && !sql::has_tables(&state);
         // Schema first, before any request can read.
-        let opened = sql::create(&state, &sql::ENTITY_SCHEMAS);
+        let opened = match absent {
+            true => sql::Opened::NOTHING,
+            false => sql::create(&state, &sql::ENTITY_SCHEMAS),
+        };
         let object = Self {
             state,
             env,
@@ -84,7 +97,12 @@ impl EntityObject {
                 true => EventRowsView::Ready,
                 false => EventRowsView::Missing,
             }),
+            absent: Cell::new(absent),
+            bucket: Cell::new(None),
         };
+        if absent {
+            return object;
+        }
         // A fresh object has nothing to re-arm; an older one reads its outbox for it, if
         // it has one: most entities never queue a row, and their restarts neither read an
         // outbox nor make the placeholder views (three statements of DDL) for that read.
@@ -116,9 +134,20 @@ impl EntityObject {
                 .respond("no such entity operation")
                 .map(Into::into);
         };
+        if self.absent.get() {
+            if op != Op::Ingest {
+                self.state.storage().delete_all().await?;
+                return problem::NOT_FOUND
+                    .respond("no event was recorded here")
+                    .map(Into::into);
+            }
+            // The state `NOTHING` stands for is a fresh object's: only the schema is missing.
+            sql::create(&self.state, &sql::ENTITY_SCHEMAS);
+            self.absent.set(false);
+        }
         // A delivery reads the ledger or the claim only when it needs them (`run`); every
         // other operation may read any of the three.
-        if !matches!(op, Op::Ingest) {
+        if !matches!(op, Op::Ingest | Op::Buckets(_)) {
             self.readable()?;
         }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
@@ -147,11 +176,26 @@ impl EntityObject {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
+            Op::Buckets(count) => {
+                let made = sql::Bucket {
+                    count,
+                    since: clock::now(),
+                };
+                let b = sql::bucket(&self.state.storage().sql(), Some(made))?.unwrap_or(made);
+                json_response(
+                    200,
+                    &json!({ "count": b.count, "since": b.since.0 }),
+                    "application/json",
+                )
+            }
         };
         made.map(Into::into)
     }
 
     async fn alarm(&self) -> Result<Response> {
+        if self.absent.get() {
+            return Response::ok("nothing here");
+        }
         self.readable()?;
         let started = clock::now();
         let config = outbox::on_alarm(&self.state, &self.armed, &self.env).await?;
@@ -180,6 +224,16 @@ struct Written<'e> {
     read: Option<Option<Version>>,
 }
 
+/// What a bucket's checks before a delivery came to ([`EntityObject::bucket_gate`]).
+enum Gate {
+    /// Go on to read → decide → write.
+    Open,
+    /// The event's own object from before buckets recorded it: a duplicate.
+    Recorded,
+    /// Answer this instead: the count of buckets changed, or a call failed.
+    Refuse(Response),
+}
+
 /// What one pass through read → decide → write came to.
 struct Handled {
     label: &'static str,
@@ -190,8 +244,20 @@ struct Handled {
     alarm_by: Option<UnixSeconds>,
 }
 
+impl Handled {
+    /// A duplicate that wrote nothing.
+    const DUPLICATE: Handled = Handled {
+        label: "duplicate",
+        rows_written: 0,
+        claim: None,
+        retry_after: None,
+        alarm_by: None,
+    };
+}
+
 impl EntityObject {
     async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
+        let (now, started) = (clock::now(), clock::millis());
         let made = |r: Result<Response>| r.map(Into::into);
         let bytes = match http::body(req).await {
             Ok(bytes) => bytes,
@@ -211,6 +277,18 @@ impl EntityObject {
             Ok(found) => found,
             Err(problem) => return made(problem),
         };
+        let name = self.state.id().name().unwrap_or_default();
+        if let Some(ObjectKind::Bucket(n)) = object_kind(&name) {
+            match self.bucket_gate(source, n, &handoff.event).await? {
+                Gate::Open => {}
+                Gate::Refuse(resp) => return Ok(resp.into()),
+                Gate::Recorded => {
+                    let handled = Handled::DUPLICATE;
+                    self.report(loaded, source, &handoff.event, &handled, now, started);
+                    return respond(source, &handoff.event, &handled);
+                }
+            }
+        }
         self.process(
             loaded,
             source,
@@ -219,6 +297,87 @@ impl EntityObject {
             handoff.body,
         )
         .await
+    }
+
+    /// A bucket's checks before a delivery ([`Gate`]): its count of buckets is the source's
+    /// `buckets`, and an id it does not know was not recorded before buckets, in the
+    /// event's own object, while core says to look (`looks_up_per_event_objects`). Each
+    /// costs a call to another object only when the bucket cannot answer it: the record
+    /// once per new bucket (bucket 0 holds the source's), the old object once per id new
+    /// to the bucket.
+    async fn bucket_gate(&self, source: &Source, n: u32, event: &Event) -> Result<Gate> {
+        let config = &source.config;
+        let sql = self.state.storage().sql();
+        let now = clock::now();
+        let recorded = match self.bucket.get() {
+            Some(b) => b,
+            None => {
+                let made = sql::Bucket {
+                    count: config.buckets,
+                    since: now,
+                };
+                let b = match sql::bucket(&sql, (n == 0).then_some(made))? {
+                    Some(b) => b,
+                    None => match self.bucket_zero(config).await? {
+                        Ok(b) if b.count == config.buckets => {
+                            sql::bucket(&sql, Some(b))?.unwrap_or(b)
+                        }
+                        Ok(b) => b,
+                        Err(refused) => return Ok(Gate::Refuse(refused)),
+                    },
+                };
+                self.bucket.set(Some(b));
+                b
+            }
+        };
+        if recorded.count != config.buckets {
+            return problem::CONFIG
+                .respond(format!(
+                    "{}.buckets is {}, but its events about no entity are recorded in {} \
+                     buckets: another count would send a recorded id to another bucket and \
+                     apply it again; set buckets back to {}",
+                    config.name, config.buckets, recorded.count, recorded.count
+                ))
+                .map(Gate::Refuse);
+        }
+        let known =
+            || Ok::<_, worker::Error>(!self.empty.get() && sql::recorded(&sql, event.id())?);
+        if !config.looks_up_per_event_objects(recorded.since, now) || known()? {
+            return Ok(Gate::Open);
+        }
+        let old = per_event_object(&config.name, event.id().as_str());
+        let url = Op::Event(event.id().as_str().to_owned()).url();
+        let found = http::query_object(&self.env, ENTITY_BINDING, &old, &url, false).await?;
+        Ok(match found.status_code() {
+            200 => Gate::Recorded,
+            404 => Gate::Open,
+            _ => Gate::Refuse(found),
+        })
+    }
+
+    /// The record of the source's buckets that bucket 0 holds (made now with `config`'s
+    /// count if it has none); a failed call is the problem to answer.
+    async fn bucket_zero(
+        &self,
+        config: &hookonce_core::SourceConfig,
+    ) -> Result<std::result::Result<sql::Bucket, Response>> {
+        let zero = bucket_name(&config.name, 0);
+        let url = Op::Buckets(config.buckets).url();
+        let mut resp = http::query_object(&self.env, ENTITY_BINDING, &zero, &url, true).await?;
+        if resp.status_code() != 200 {
+            return Ok(Err(resp));
+        }
+        let body: Value = resp.json().await?;
+        let count = body["count"].as_u64().and_then(|c| u32::try_from(c).ok());
+        match (count, body["since"].as_i64()) {
+            (Some(count), Some(since)) => Ok(Ok(sql::Bucket {
+                count,
+                since: UnixSeconds(since),
+            })),
+            _ => problem::INTERNAL
+                .respond("bucket 0 answered no record of the buckets")
+                .map(Err),
+        }
     }
 
     /// An admin replay: verify and parse the stored body (re-signed by the caller), then

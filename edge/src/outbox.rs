@@ -11,8 +11,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use hookonce_core::{
-    after_attempt, attempt_log, next_prune, outbox_step, outbox_target, prune_plan, source_of,
-    Outgoing, Seconds, Step, Transition, UnixSeconds,
+    after_attempt, attempt_log, next_prune, order_of, outbox_step, outbox_target, prune_plan,
+    source_of, Order, Outgoing, Seconds, Step, Transition, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
@@ -143,7 +143,8 @@ pub async fn on_alarm(state: &State, armed: &Armed, env: &Env) -> worker::Result
     Ok(Some(config))
 }
 
-/// Delivers due rows in order, head of line first, until one must wait.
+/// Delivers due rows in the object's order (core's `order_of`): an entity's head of line
+/// first, until one must wait; a bucket's each due row once, a retry holding back none.
 pub async fn deliver_due(
     state: &State,
     armed: &Armed,
@@ -152,7 +153,13 @@ pub async fn deliver_due(
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
-    while let Some(due) = sql::head(&sql)? {
+    let order = state
+        .id()
+        .name()
+        .map_or(Order::HeadOfLine, |n| order_of(&n));
+    let mut after = 0;
+    while let Some(due) = sql::head(&sql, order, after, clock::now())? {
+        after = due.head.seq;
         let source = loaded.source(&due.source).map(|s| &s.config);
         let to = outbox_target(due.destination.as_deref(), source);
         let sendable = match (to, due.body.as_deref()) {
@@ -185,12 +192,21 @@ pub async fn deliver_due(
         );
         // Durable before the next row goes out: a crash now re-sends nothing older.
         storage.sync().await?;
-        if let Transition::Retry {
-            next_attempt_at, ..
-        } = transition
+        if let (
+            Transition::Retry {
+                next_attempt_at, ..
+            },
+            Order::HeadOfLine,
+        ) = (&transition, order)
         {
             // Head of line: later rows wait, so the application sees the entity in order.
-            return ensure_alarm(state, armed, next_attempt_at).await;
+            return ensure_alarm(state, armed, *next_attempt_at).await;
+        }
+    }
+    // Each due row had its attempt: the alarm comes back for the first one due again.
+    if order == Order::EachDue {
+        if let Some(at) = sql::start(&sql, None, true)?.due {
+            return ensure_alarm(state, armed, at).await;
         }
     }
     Ok(())
