@@ -439,6 +439,21 @@ impl SourceConfig {
         }
     }
 
+    /// Whether buckets recorded with `recorded` as their count serve this configuration:
+    /// another count would send a recorded id to another bucket, which would apply it again.
+    /// The error names the field and the count to set back.
+    pub fn check_buckets(&self, recorded: u32) -> Result<(), String> {
+        match recorded == self.buckets {
+            true => Ok(()),
+            false => Err(format!(
+                "{}.buckets is {}, but its events about no entity are recorded in {recorded} \
+                 buckets: another count would send a recorded id to another bucket and apply \
+                 it again; set buckets back to {recorded}",
+                self.name, self.buckets
+            )),
+        }
+    }
+
     /// Whether a bucket whose source's buckets were made at `since` looks up an id it does
     /// not know in the event's own object, at `now`: within `legacy_lookup_secs`. Each
     /// look-up is a call to another object, and on workerd leaves an empty database (one
@@ -976,6 +991,21 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn buckets_made_with_another_count_are_refused_naming_the_field() {
+        let mut c = cockpit();
+        c["buckets"] = json!(8);
+        let s = SourceConfig::from_json("cockpit", &c).unwrap();
+        assert_eq!(s.check_buckets(8), Ok(()));
+        let e = s.check_buckets(64).unwrap_err();
+        assert!(
+            e.starts_with(
+                "cockpit.buckets is 8, but its events about no entity are recorded in 64 buckets"
+            ) && e.ends_with("set buckets back to 64"),
+            "{e}"
+        );
     }
 
     #[test]

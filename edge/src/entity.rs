@@ -13,15 +13,17 @@
 use std::cell::{Cell, RefCell};
 
 use hookonce_core::{
-    bucket_name, decide, decide_unread, decode_handoff, entity_of, object_kind, outbox_target,
-    per_event_object, release, signature_headers, source_of, split_url, AttemptResult, DeadLetter,
-    Decision, Delivery, EntityCursor, Event, EventId, Headers, Note, ObjectKind, OutboxStatus,
-    Outgoing, Plan, Stored, UnixSeconds, Version, Write, ENTITY_EVENTS, ENTITY_OUTBOX,
+    decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
+    source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
+    EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
+    ENTITY_EVENTS, ENTITY_OUTBOX,
 };
+use hookonce_core::{object_kind, ObjectKind};
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
-use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
+use crate::bucket::{self, Gate};
+use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
 use crate::send;
@@ -54,8 +56,8 @@ pub struct EntityObject {
     /// nothing. Only a delivery handed to it makes its schema, as before buckets: an
     /// earlier version's Worker, still serving during a deployment, hands events here.
     absent: Cell<bool>,
-    /// A bucket's record of its source's buckets (`sql::bucket`), once read.
-    bucket: Cell<Option<sql::Bucket>>,
+    /// A bucket's record of its source's buckets, once read.
+    bucket: bucket::Known,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -98,7 +100,7 @@ impl EntityObject {
                 false => EventRowsView::Missing,
             }),
             absent: Cell::new(absent),
-            bucket: Cell::new(None),
+            bucket: bucket::Known::default(),
         };
         if absent {
             return object;
@@ -136,7 +138,6 @@ impl EntityObject {
         };
         if self.absent.get() {
             if op != Op::Ingest {
-                self.state.storage().delete_all().await?;
                 return problem::NOT_FOUND
                     .respond("no event was recorded here")
                     .map(Into::into);
@@ -176,18 +177,7 @@ impl EntityObject {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::Buckets(count) => {
-                let made = sql::Bucket {
-                    count,
-                    since: clock::now(),
-                };
-                let b = sql::bucket(&self.state.storage().sql(), Some(made))?.unwrap_or(made);
-                json_response(
-                    200,
-                    &json!({ "count": b.count, "since": b.since.0 }),
-                    "application/json",
-                )
-            }
+            Op::Buckets(count) => bucket::record(&self.state, count),
         };
         made.map(Into::into)
     }
@@ -222,16 +212,6 @@ struct Written<'e> {
     decision: Decision<'e>,
     rows: usize,
     read: Option<Option<Version>>,
-}
-
-/// What a bucket's checks before a delivery came to ([`EntityObject::bucket_gate`]).
-enum Gate {
-    /// Go on to read → decide → write.
-    Open,
-    /// The event's own object from before buckets recorded it: a duplicate.
-    Recorded,
-    /// Answer this instead: the count of buckets changed, or a call failed.
-    Refuse(Response),
 }
 
 /// What one pass through read → decide → write came to.
@@ -279,7 +259,11 @@ impl EntityObject {
         };
         let name = self.state.id().name().unwrap_or_default();
         if let Some(ObjectKind::Bucket(n)) = object_kind(&name) {
-            match self.bucket_gate(source, n, &handoff.event).await? {
+            let empty = self.empty.get();
+            let gate = self
+                .bucket
+                .gate(&self.state, &self.env, empty, source, n, &handoff.event);
+            match gate.await? {
                 Gate::Open => {}
                 Gate::Refuse(resp) => return Ok(resp.into()),
                 Gate::Recorded => {
@@ -297,87 +281,6 @@ impl EntityObject {
             handoff.body,
         )
         .await
-    }
-
-    /// A bucket's checks before a delivery ([`Gate`]): its count of buckets is the source's
-    /// `buckets`, and an id it does not know was not recorded before buckets, in the
-    /// event's own object, while core says to look (`looks_up_per_event_objects`). Each
-    /// costs a call to another object only when the bucket cannot answer it: the record
-    /// once per new bucket (bucket 0 holds the source's), the old object once per id new
-    /// to the bucket.
-    async fn bucket_gate(&self, source: &Source, n: u32, event: &Event) -> Result<Gate> {
-        let config = &source.config;
-        let sql = self.state.storage().sql();
-        let now = clock::now();
-        let recorded = match self.bucket.get() {
-            Some(b) => b,
-            None => {
-                let made = sql::Bucket {
-                    count: config.buckets,
-                    since: now,
-                };
-                let b = match sql::bucket(&sql, (n == 0).then_some(made))? {
-                    Some(b) => b,
-                    None => match self.bucket_zero(config).await? {
-                        Ok(b) if b.count == config.buckets => {
-                            sql::bucket(&sql, Some(b))?.unwrap_or(b)
-                        }
-                        Ok(b) => b,
-                        Err(refused) => return Ok(Gate::Refuse(refused)),
-                    },
-                };
-                self.bucket.set(Some(b));
-                b
-            }
-        };
-        if recorded.count != config.buckets {
-            return problem::CONFIG
-                .respond(format!(
-                    "{}.buckets is {}, but its events about no entity are recorded in {} \
-                     buckets: another count would send a recorded id to another bucket and \
-                     apply it again; set buckets back to {}",
-                    config.name, config.buckets, recorded.count, recorded.count
-                ))
-                .map(Gate::Refuse);
-        }
-        let known =
-            || Ok::<_, worker::Error>(!self.empty.get() && sql::recorded(&sql, event.id())?);
-        if !config.looks_up_per_event_objects(recorded.since, now) || known()? {
-            return Ok(Gate::Open);
-        }
-        let old = per_event_object(&config.name, event.id().as_str());
-        let url = Op::Event(event.id().as_str().to_owned()).url();
-        let found = http::query_object(&self.env, ENTITY_BINDING, &old, &url, false).await?;
-        Ok(match found.status_code() {
-            200 => Gate::Recorded,
-            404 => Gate::Open,
-            _ => Gate::Refuse(found),
-        })
-    }
-
-    /// The record of the source's buckets that bucket 0 holds (made now with `config`'s
-    /// count if it has none); a failed call is the problem to answer.
-    async fn bucket_zero(
-        &self,
-        config: &hookonce_core::SourceConfig,
-    ) -> Result<std::result::Result<sql::Bucket, Response>> {
-        let zero = bucket_name(&config.name, 0);
-        let url = Op::Buckets(config.buckets).url();
-        let mut resp = http::query_object(&self.env, ENTITY_BINDING, &zero, &url, true).await?;
-        if resp.status_code() != 200 {
-            return Ok(Err(resp));
-        }
-        let body: Value = resp.json().await?;
-        let count = body["count"].as_u64().and_then(|c| u32::try_from(c).ok());
-        match (count, body["since"].as_i64()) {
-            (Some(count), Some(since)) => Ok(Ok(sql::Bucket {
-                count,
-                since: UnixSeconds(since),
-            })),
-            _ => problem::INTERNAL
-                .respond("bucket 0 answered no record of the buckets")
-                .map(Err),
-        }
     }
 
     /// An admin replay: verify and parse the stored body (re-signed by the caller), then
