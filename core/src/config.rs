@@ -455,11 +455,23 @@ impl SourceConfig {
     }
 
     /// Whether a bucket whose source's buckets were made at `since` looks up an id it does
-    /// not know in the event's own object, at `now`: within `legacy_lookup_secs`. Each
+    /// not know in the event's own object, at `now`, for an event created at `created_at`
+    /// (if the source reads one): within `legacy_lookup_secs`, and only for an event that
+    /// an earlier version could have seen. One created more than a day after `since` could
+    /// not: the earlier version stopped serving when the deployment that made the buckets
+    /// finished, which takes minutes, so a day covers it and any provider's clock skew. Each
     /// look-up is a call to another object, and on workerd leaves an empty database (one
-    /// 4 KiB page) for an id no earlier version saw, so it is bounded in time.
-    pub fn looks_up_per_event_objects(&self, since: UnixSeconds, now: UnixSeconds) -> bool {
-        self.legacy_lookup > Seconds(0) && now < since.plus(self.legacy_lookup)
+    /// 4 KiB page) for an id no earlier version saw, so it is bounded.
+    pub fn looks_up_per_event_objects(
+        &self,
+        since: UnixSeconds,
+        now: UnixSeconds,
+        created_at: Option<UnixSeconds>,
+    ) -> bool {
+        let after_the_upgrade = created_at.is_some_and(|c| c > since.plus(Seconds::DAY));
+        self.legacy_lookup > Seconds(0)
+            && now < since.plus(self.legacy_lookup)
+            && !after_the_upgrade
     }
 
     /// Every request header this source reads: the scheme's signature headers and any
@@ -1012,13 +1024,21 @@ mod tests {
     fn ids_are_looked_up_in_per_event_objects_only_within_legacy_lookup_secs() {
         let since = UnixSeconds(1_000_000);
         let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
-        assert!(s.looks_up_per_event_objects(since, since));
-        assert!(s.looks_up_per_event_objects(since, UnixSeconds(1_000_000 + 30 * 86_400 - 1)));
-        assert!(!s.looks_up_per_event_objects(since, UnixSeconds(1_000_000 + 30 * 86_400)));
+        let looks = |now: i64, created: Option<i64>| {
+            s.looks_up_per_event_objects(since, UnixSeconds(now), created.map(UnixSeconds))
+        };
+        assert!(looks(1_000_000, None));
+        assert!(looks(1_000_000 + 30 * 86_400 - 1, None));
+        assert!(!looks(1_000_000 + 30 * 86_400, None));
+        // An event created before the buckets, or up to a day after, may be an earlier
+        // version's; one created later cannot be.
+        assert!(looks(1_000_000 + 5 * 86_400, Some(900_000)));
+        assert!(looks(1_000_000 + 5 * 86_400, Some(1_000_000 + 86_400)));
+        assert!(!looks(1_000_000 + 5 * 86_400, Some(1_000_000 + 86_401)));
         let mut c = cockpit();
         c["legacy_lookup_secs"] = json!(0);
         let off = SourceConfig::from_json("cockpit", &c).unwrap();
-        assert!(!off.looks_up_per_event_objects(since, since));
+        assert!(!off.looks_up_per_event_objects(since, since, None));
         c["legacy_lookup_secs"] = json!(315_360_001);
         assert_eq!(
             SourceConfig::from_json("cockpit", &c)

@@ -70,7 +70,8 @@ impl Known {
             return problem::CONFIG.respond(e).map(Gate::Refuse);
         }
         let known = || Ok::<_, worker::Error>(!empty && sql::recorded(&sql, event.id())?);
-        if !config.looks_up_per_event_objects(recorded.since, now) || known()? {
+        let created_at = event.created_at().map(|c| UnixSeconds(c.secs()));
+        if !config.looks_up_per_event_objects(recorded.since, now, created_at) || known()? {
             return Ok(Gate::Open);
         }
         let old = per_event_object(&config.name, event.id().as_str());
