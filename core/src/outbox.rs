@@ -1,7 +1,8 @@
 //! The outbox lifecycle: a row is `Pending` until an attempt delivers it or it is given
 //! up on (`Dead`); an operator can requeue a dead row.
 //!
-//! The adapter delivers one entity's rows in `seq` order, head of line first:
+//! The adapter delivers one entity's rows in `seq` order, head of line first (a bucket's,
+//! whose events have no order among them, each due row in turn: [`Order`]):
 //! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
 //! 2. for [`Step::Send`], send the stored body to the [`Target`] (a signed POST to a URL or
 //!    through a service binding, or a queue message) and classify what happened;
