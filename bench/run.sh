@@ -38,6 +38,9 @@ raw=$out/raw
 scenarios=(unique hot dupes shuffled big)
 # Scenarios whose objects' SQLite files are measured (bytes per event).
 stored=(unique hot)
+# Events about no entity (GitHub-shaped, to bucket objects): hookonce only, after the rest;
+# the baseline has no GitHub source. Stored too.
+alone=no-entity
 
 step() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
@@ -140,7 +143,7 @@ load() {
     shift 4
     objects "$dir" >"$raw/objects-before-$name"
     run_load "$s" "$at" "$name" || return
-    [[ " ${stored[*]} " == *" $s "* ]] || return 0
+    [[ " ${stored[*]} $alone " == *" $s "* ]] || return 0
     measure_objects "$name" "$dir" "$@"
 }
 
@@ -174,11 +177,21 @@ for s in "${scenarios[@]}"; do
     fi
 done
 
+if [[ ${workers[0]} == hookonce ]]; then
+    objects "$tmp/hookonce" >"$raw/objects-before-hookonce-$alone"
+    for ((r = 1; r <= rounds; r++)); do
+        step "5/6 load: $alone round $r/$rounds on hookonce, ${seconds}s at concurrency $concurrency (workerd direct)"
+        run_load "$alone" "${url[hookonce]}" "hookonce-$alone-r$r" "${server[hookonce]}" \
+            || die "loading hookonce failed"
+    done
+    measure_objects "hookonce-$alone" "$tmp/hookonce" || die "measuring hookonce's storage failed"
+fi
+
 # 6. Storage once bodies are pruned: hookonce on a workerd of its own that keeps bodies
 # for 1 s; the stored scenarios again, then wait for the alarms to prune every body.
 if [[ ${workers[0]} == hookonce ]]; then
     BENCH_BODY_RETENTION=1 bench_serve pruned hookonce "$build"
-    for s in "${stored[@]}"; do
+    for s in "${stored[@]}" "$alone"; do
         step "6/6 storage after pruning: $s on hookonce with body_retention_secs = 1"
         load "pruned-$s" "$s" "http://127.0.0.1:$port" "$tmp/pruned" --wait-pruned 120 \
             || die "hookonce did not prune the bodies of $s"

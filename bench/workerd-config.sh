@@ -38,7 +38,9 @@ compat=${compat:-2026-11-01}
 
 # BENCH_BODY_RETENTION=N adds body_retention_secs = N to the default source.
 keep=${BENCH_BODY_RETENTION:+\"body_retention_secs\":$BENCH_BODY_RETENTION,}
-sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep'"effects":{"cardholder.updated":"snapshot","*":"notify"}}}'}
+# The github source (about no entity: its events go to bucket objects) takes the same
+# secret as its raw bytes; legacy_lookup_secs 0: a bench run has no earlier version's objects.
+sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
 # BENCH_LOG=LEVEL sets HOOKONCE_LOG (to see what the decision lines cost: BENCH_LOG=error).
 log=${BENCH_LOG:+(name = \"HOOKONCE_LOG\", text = \"$BENCH_LOG\"),}

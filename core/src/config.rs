@@ -15,7 +15,7 @@ use crate::extract::Pointers;
 use crate::outbound::{self, Policy, Refusal};
 use crate::retention::{Lifetimes, Retention, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION};
 use crate::retry::{Schedule, ScheduleError};
-use crate::time::Seconds;
+use crate::time::{Seconds, UnixSeconds};
 use crate::urls::is_http_url;
 use crate::verify::Scheme;
 
@@ -29,6 +29,16 @@ const MAX_BODY_RANGE: &str = "expected 1 to 1800000: an entity's Durable Object 
 pub const DEFAULT_LEASE: Seconds = Seconds(30);
 /// Default timeout of one forwarded request.
 pub const DEFAULT_FORWARD_TIMEOUT: Seconds = Seconds(10);
+/// Bucket objects per source for events about no entity (`buckets`).
+pub const DEFAULT_BUCKETS: u32 = 64;
+/// The most `buckets` a source may have. One object serves several hundred events a
+/// second, so 1,024 buckets carry far more than any provider sends; more only adds
+/// objects, each with its own pages and alarm, holding fewer ids apiece.
+pub const MAX_BUCKETS: u32 = 1024;
+/// How long after a source's buckets were made an id new to its bucket is looked up in
+/// the object an earlier version gave each event (`legacy_lookup_secs`): 30 days, longer
+/// than providers redeliver (Stripe retries for 3 days, GitHub redelivers 3 days back).
+pub const DEFAULT_LEGACY_LOOKUP: Seconds = Seconds(30 * 86_400);
 
 /// Where an event field is read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -205,6 +215,12 @@ pub struct SourceConfig {
     /// Whether fields read from headers the signature does not cover may decide a
     /// snapshot's version and entity or a ledger's id (`trust_unsigned_headers`).
     pub trust_unsigned_headers: bool,
+    /// How many bucket objects share the events about no entity (`buckets`).
+    pub buckets: u32,
+    /// For how long after its buckets were made a bucket asks an event's own object, as
+    /// versions before buckets kept them, about an id it does not know
+    /// (`legacy_lookup_secs`; 0: never).
+    pub legacy_lookup: Seconds,
 }
 
 /// A configuration problem, naming the field as `source.path`.
@@ -429,6 +445,41 @@ impl SourceConfig {
         }
     }
 
+    /// Whether buckets recorded with `recorded` as their count serve this configuration:
+    /// another count would send a recorded id to another bucket, which would apply it again.
+    /// The error names the field and the count to set back.
+    pub fn check_buckets(&self, recorded: u32) -> Result<(), String> {
+        match recorded == self.buckets {
+            true => Ok(()),
+            false => Err(format!(
+                "{}.buckets is {}, but its events about no entity are recorded in {recorded} \
+                 buckets: another count would send a recorded id to another bucket and apply \
+                 it again; set buckets back to {recorded}",
+                self.name, self.buckets
+            )),
+        }
+    }
+
+    /// Whether a bucket whose source's buckets were made at `since` looks up an id it does
+    /// not know in the event's own object, at `now`, for an event created at `created_at`
+    /// (if the source reads one): within `legacy_lookup_secs`, and only for an event that
+    /// an earlier version could have seen. One created more than a day after `since` could
+    /// not: the earlier version stopped serving when the deployment that made the buckets
+    /// finished, which takes minutes, so a day covers it and any provider's clock skew. Each
+    /// look-up is a call to another object, and on workerd leaves an empty database (one
+    /// 4 KiB page) for an id no earlier version saw, so it is bounded.
+    pub fn looks_up_per_event_objects(
+        &self,
+        since: UnixSeconds,
+        now: UnixSeconds,
+        created_at: Option<UnixSeconds>,
+    ) -> bool {
+        let after_the_upgrade = created_at.is_some_and(|c| c > since.plus(Seconds::DAY));
+        self.legacy_lookup > Seconds(0)
+            && now < since.plus(self.legacy_lookup)
+            && !after_the_upgrade
+    }
+
     /// Every request header this source reads: the scheme's signature headers and any
     /// event field configured to come from a header.
     pub fn headers_read(&self) -> Vec<&str> {
@@ -551,6 +602,21 @@ impl SourceConfig {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(r.invalid("trust_unsigned_headers", "expected true or false")),
         };
+        let buckets = match r.get("buckets") {
+            None => DEFAULT_BUCKETS,
+            Some(v) => v
+                .as_u64()
+                .filter(|n| (1..=u64::from(MAX_BUCKETS)).contains(n))
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| r.invalid("buckets", "expected 1 to 1024"))?,
+        };
+        let legacy_lookup = match r.seconds("legacy_lookup_secs")? {
+            None => DEFAULT_LEGACY_LOOKUP,
+            Some(secs) if secs <= MAX_BODY_RETENTION => secs,
+            Some(_) => {
+                return Err(r.invalid("legacy_lookup_secs", "must be at most 315360000 (10 years)"))
+            }
+        };
         r.finish()?;
         if !trust_unsigned_headers {
             signed_where_it_matters(name, &scheme, [&id, &created_at, &entity], &effects)?;
@@ -568,6 +634,8 @@ impl SourceConfig {
             keep_raw_bodies,
             max_body,
             trust_unsigned_headers,
+            buckets,
+            legacy_lookup,
         })
     }
 }
@@ -944,6 +1012,73 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn buckets_default_to_64_and_a_count_outside_1_to_1024_names_the_field() {
+        let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
+        assert_eq!(
+            (s.buckets, s.legacy_lookup),
+            (DEFAULT_BUCKETS, DEFAULT_LEGACY_LOOKUP)
+        );
+        let with = |key: &str, v: Value| {
+            let mut c = cockpit();
+            c[key] = v;
+            SourceConfig::from_json("cockpit", &c)
+        };
+        assert_eq!(with("buckets", json!(1)).unwrap().buckets, 1);
+        assert_eq!(with("buckets", json!(1024)).unwrap().buckets, 1024);
+        for bad in [json!(0), json!(1025), json!(-1), json!(2.5), json!("64")] {
+            let e = with("buckets", bad.clone()).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "cockpit.buckets: expected 1 to 1024",
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn buckets_made_with_another_count_are_refused_naming_the_field() {
+        let mut c = cockpit();
+        c["buckets"] = json!(8);
+        let s = SourceConfig::from_json("cockpit", &c).unwrap();
+        assert_eq!(s.check_buckets(8), Ok(()));
+        let e = s.check_buckets(64).unwrap_err();
+        assert!(
+            e.starts_with(
+                "cockpit.buckets is 8, but its events about no entity are recorded in 64 buckets"
+            ) && e.ends_with("set buckets back to 64"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ids_are_looked_up_in_per_event_objects_only_within_legacy_lookup_secs() {
+        let since = UnixSeconds(1_000_000);
+        let s = SourceConfig::from_json("cockpit", &cockpit()).unwrap();
+        let looks = |now: i64, created: Option<i64>| {
+            s.looks_up_per_event_objects(since, UnixSeconds(now), created.map(UnixSeconds))
+        };
+        assert!(looks(1_000_000, None));
+        assert!(looks(1_000_000 + 30 * 86_400 - 1, None));
+        assert!(!looks(1_000_000 + 30 * 86_400, None));
+        // An event created before the buckets, or up to a day after, may be an earlier
+        // version's; one created later cannot be.
+        assert!(looks(1_000_000 + 5 * 86_400, Some(900_000)));
+        assert!(looks(1_000_000 + 5 * 86_400, Some(1_000_000 + 86_400)));
+        assert!(!looks(1_000_000 + 5 * 86_400, Some(1_000_000 + 86_401)));
+        let mut c = cockpit();
+        c["legacy_lookup_secs"] = json!(0);
+        let off = SourceConfig::from_json("cockpit", &c).unwrap();
+        assert!(!off.looks_up_per_event_objects(since, since, None));
+        c["legacy_lookup_secs"] = json!(315_360_001);
+        assert_eq!(
+            SourceConfig::from_json("cockpit", &c)
+                .unwrap_err()
+                .to_string(),
+            "cockpit.legacy_lookup_secs: must be at most 315360000 (10 years)"
+        );
     }
 
     #[test]

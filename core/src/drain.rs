@@ -3,15 +3,19 @@
 //!
 //! An alarm invocation starts a run ([`Drain::alarm`]); the adapter carries out each
 //! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
-//! 1. [`Command::ReadHead`]: read the first pending row and hand it over at once, with no
-//!    `.await` in between. What is due for it ([`step`](crate::outbox_step)) decides the rest.
+//! 1. [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
+//!    bucket's next due row after the last one this run read) and hand it over at once,
+//!    with no `.await` in between. What is due for it ([`step`](crate::outbox_step)) decides
+//!    the rest. A bucket with no due row left reads when its next one is due
+//!    ([`Command::ReadEarliest`]) and sets the alarm for it.
 //! 2. [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
 //!    row's [`Transition`] ([`after_attempt`](crate::after_attempt)).
 //! 3. [`Command::Write`]: the transition, applied only while the row is still pending with
 //!    the attempts it was read with (one conditional `UPDATE`).
 //! 4. [`Command::Sync`]: made durable before anything else goes out; then back to 1, or,
-//!    after a failed attempt, [`Command::SetAlarm`] for its retry (head of line: the later
-//!    rows wait, so the application sees the entity in order).
+//!    after a failed attempt of an entity's row, [`Command::SetAlarm`] for its retry (head
+//!    of line: the later rows wait, so the application sees the entity in order). A bucket's
+//!    events have no order among them ([`Order::EachDue`]): it goes on to its next due row.
 //!
 //! What this sequencing guarantees, whatever the runtime does with alarms:
 //! - **One run at a time.** An alarm that fires while a run is under way starts none: it
@@ -25,7 +29,7 @@
 //!   its row no longer pending with the attempts it read applies nothing; the run reads the
 //!   head again instead of acting on what it wrote.
 
-use crate::outbox::{after_attempt, step, Head, Step, Transition};
+use crate::outbox::{after_attempt, step, Head, Order, Step, Transition};
 use crate::retry::{AttemptResult, Schedule};
 use crate::time::{Seconds, UnixSeconds};
 
@@ -50,13 +54,27 @@ pub struct Drain {
 struct Current {
     run: Run,
     started: UnixSeconds,
+    order: Order,
+    /// The `seq` of the last row this run read: a bucket's next read starts after it.
+    after: i64,
     waiting: Waiting,
+}
+
+impl Current {
+    /// This run's next read.
+    fn read(&self) -> Read {
+        match self.order {
+            Order::HeadOfLine => Read::Head,
+            Order::EachDue => Read::DueAfter(self.after),
+        }
+    }
 }
 
 /// What the run under way waits for: the answer to the command it was given last.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Waiting {
     Head,
+    Earliest,
     Sent(Head),
     Written(Option<UnixSeconds>),
     Synced(Option<UnixSeconds>),
@@ -67,13 +85,24 @@ enum Waiting {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Run(u64);
 
+/// Which row [`Command::ReadHead`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// The first pending row in `seq` order ([`Order::HeadOfLine`]).
+    Head,
+    /// The first pending row after this `seq` that is due now ([`Order::EachDue`]).
+    DueAfter(i64),
+}
+
 /// What the adapter does next for a run.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command<T> {
-    /// Read the first pending row, and hand it to [`Drain::handle`] as [`Input::Head`] with
+    /// Read the row [`Read`] names, and hand it to [`Drain::handle`] as [`Input::Head`] with
     /// no `.await` in between.
-    ReadHead,
+    ReadHead(Read),
+    /// Read when the first pending row is due; then [`Input::Earliest`].
+    ReadEarliest,
     /// Send the row just read, as attempt number `attempt`, with `via`; then
     /// [`Input::Sent`].
     Send {
@@ -128,14 +157,17 @@ pub enum Input<'s, T> {
     },
     /// [`Command::Sync`] is done.
     Synced,
+    /// What [`Command::ReadEarliest`] found: when the first pending row is due, if any is.
+    Earliest(Option<UnixSeconds>),
     /// [`Command::SetAlarm`] is done.
     AlarmSet,
 }
 
 impl Drain {
-    /// An alarm fired at `now`: the invocation's handle and its first command. With a run
-    /// under way (started less than [`RUN_LIMIT`] ago), this one only sets the alarm again.
-    pub fn alarm<T>(&mut self, now: UnixSeconds) -> (Run, Command<T>) {
+    /// An alarm fired at `now` in an object whose rows go out in `order`: the invocation's
+    /// handle and its first command. With a run under way (started less than [`RUN_LIMIT`]
+    /// ago), this one only sets the alarm again.
+    pub fn alarm<T>(&mut self, now: UnixSeconds, order: Order) -> (Run, Command<T>) {
         self.last += 1;
         let run = Run(self.last);
         if let Some(c) = &self.current {
@@ -143,12 +175,16 @@ impl Drain {
                 return (run, Command::SetAlarm(now.plus(BUSY_RETRY)));
             }
         }
-        self.current = Some(Current {
+        let current = Current {
             run,
             started: now,
+            order,
+            after: 0,
             waiting: Waiting::Head,
-        });
-        (run, Command::ReadHead)
+        };
+        let read = current.read();
+        self.current = Some(current);
+        (run, Command::ReadHead(read))
     }
 
     /// Whether a run is under way.
@@ -162,8 +198,23 @@ impl Drain {
         let Some(current) = self.current.as_mut().filter(|c| c.run == run) else {
             return Command::Done;
         };
+        if let Input::Head {
+            row: Some((head, _)),
+            ..
+        } = &input
+        {
+            current.after = head.seq;
+        }
+        let read = current.read();
         let (waiting, command) = match (&current.waiting, input) {
-            (Waiting::Head, Input::Head { row: None, .. }) => (None, Command::Done),
+            (Waiting::Head, Input::Head { row: None, .. }) => match current.order {
+                Order::HeadOfLine => (None, Command::Done),
+                Order::EachDue => (Some(Waiting::Earliest), Command::ReadEarliest),
+            },
+            (Waiting::Earliest, Input::Earliest(Some(at))) => {
+                (Some(Waiting::AlarmSet), Command::SetAlarm(at))
+            }
+            (Waiting::Earliest, Input::Earliest(None)) => (None, Command::Done),
             (
                 Waiting::Head,
                 Input::Head {
@@ -210,15 +261,18 @@ impl Drain {
             }
             // The row moved on without this run: nothing was written, so read again.
             (Waiting::Written(_), Input::Written { applied: false }) => {
-                (Some(Waiting::Head), Command::ReadHead)
+                (Some(Waiting::Head), Command::ReadHead(read))
             }
             (Waiting::Written(retry), Input::Written { applied: true }) => {
                 (Some(Waiting::Synced(*retry)), Command::Sync)
             }
-            (Waiting::Synced(None), Input::Synced) => (Some(Waiting::Head), Command::ReadHead),
-            (Waiting::Synced(Some(at)), Input::Synced) => {
-                (Some(Waiting::AlarmSet), Command::SetAlarm(*at))
+            (Waiting::Synced(None), Input::Synced) => {
+                (Some(Waiting::Head), Command::ReadHead(read))
             }
+            (Waiting::Synced(Some(at)), Input::Synced) => match current.order {
+                Order::HeadOfLine => (Some(Waiting::AlarmSet), Command::SetAlarm(*at)),
+                Order::EachDue => (Some(Waiting::Head), Command::ReadHead(read)),
+            },
             (Waiting::AlarmSet, Input::AlarmSet) => (None, Command::Done),
             // An answer to a command this run was not given: the adapter's bug. The run
             // ends; the alarm, which it did not set, fires again if work is left.
@@ -285,15 +339,18 @@ mod tests {
             d.handle::<()>(run, Input::Written { applied: true }),
             Command::Sync
         );
-        assert_eq!(d.handle::<()>(run, Input::Synced), Command::ReadHead);
+        assert_eq!(
+            d.handle::<()>(run, Input::Synced),
+            Command::ReadHead(Read::Head)
+        );
     }
 
     #[test]
     fn a_delivered_row_is_written_made_durable_and_the_head_read_again() {
         let s = Schedule::default();
         let mut d = Drain::default();
-        let (run, first) = d.alarm::<()>(NOW);
-        assert_eq!(first, Command::ReadHead);
+        let (run, first) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        assert_eq!(first, Command::ReadHead(Read::Head));
         assert_eq!(
             d.handle(run, read(Some(head(1, 0, 900)))),
             Command::Send {
@@ -318,7 +375,7 @@ mod tests {
     fn a_failed_attempt_sets_the_alarm_for_its_retry_after_it_is_durable() {
         let s = Schedule::default();
         let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW);
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         let _ = d.handle(run, read(Some(head(1, 0, 900))));
         let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
         let _ = d.handle::<()>(run, Input::Written { applied: true });
@@ -333,20 +390,20 @@ mod tests {
     fn a_write_that_finds_its_row_moved_on_reads_the_head_again_and_sets_no_retry() {
         let s = Schedule::default();
         let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW);
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         let _ = d.handle(run, read(Some(head(1, 0, 900))));
         let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
         assert_eq!(
             d.handle::<()>(run, Input::Written { applied: false }),
-            Command::ReadHead
+            Command::ReadHead(Read::Head)
         );
     }
 
     #[test]
     fn an_alarm_during_a_run_starts_none_and_fires_again_soon() {
         let mut d = Drain::default();
-        let (first, _) = d.alarm::<()>(NOW);
-        let (second, cmd) = d.alarm::<()>(NOW);
+        let (first, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let (second, cmd) = d.alarm::<()>(NOW, Order::HeadOfLine);
         assert_eq!(cmd, Command::SetAlarm(NOW.plus(BUSY_RETRY)));
         assert_eq!(d.handle(second, read(Some(head(1, 0, 900)))), Command::Done);
         assert_eq!(d.handle::<()>(second, Input::AlarmSet), Command::Done);
@@ -364,11 +421,11 @@ mod tests {
     fn a_run_past_the_runtime_limit_is_taken_over_and_its_late_steps_refused() {
         let s = Schedule::default();
         let mut d = Drain::default();
-        let (old, _) = d.alarm::<()>(NOW);
+        let (old, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         let _ = d.handle(old, read(Some(head(1, 0, 900))));
         let later = NOW.plus(RUN_LIMIT);
-        let (new, cmd) = d.alarm::<()>(later);
-        assert_eq!(cmd, Command::ReadHead);
+        let (new, cmd) = d.alarm::<()>(later, Order::HeadOfLine);
+        assert_eq!(cmd, Command::ReadHead(Read::Head));
         assert_eq!(d.handle(old, sent(ok(), &s)), Command::Done);
         assert!(d.running());
         assert_eq!(d.handle(new, read(None)), Command::Done);
@@ -377,15 +434,18 @@ mod tests {
     #[test]
     fn an_abandoned_run_lets_the_next_alarm_start_at_once() {
         let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW);
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         d.abandon(run);
-        assert_eq!(d.alarm::<()>(NOW).1, Command::ReadHead);
+        assert_eq!(
+            d.alarm::<()>(NOW, Order::HeadOfLine).1,
+            Command::ReadHead(Read::Head)
+        );
     }
 
     #[test]
     fn a_row_not_yet_due_sets_the_alarm_for_it() {
         let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW);
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         assert_eq!(
             d.handle(run, read(Some(head(1, 1, 1_005)))),
             Command::SetAlarm(UnixSeconds(1_005))
@@ -395,7 +455,7 @@ mod tests {
     #[test]
     fn a_row_that_cannot_be_sent_is_written_dead_guarded_by_its_attempts() {
         let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW);
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         let cmd = d.handle::<()>(
             run,
             Input::Head {
@@ -412,5 +472,32 @@ mod tests {
         };
         assert_eq!(transition.status(), OutboxStatus::Dead);
         written_made_durable_and_read_again(&mut d, run);
+    }
+
+    #[test]
+    fn a_buckets_failed_row_holds_back_none_and_the_run_re_arms_for_the_earliest() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, first) = d.alarm::<()>(NOW, Order::EachDue);
+        assert_eq!(first, Command::ReadHead(Read::DueAfter(0)));
+        let _ = d.handle(run, read(Some(head(3, 0, 900))));
+        let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
+        let _ = d.handle::<()>(run, Input::Written { applied: true });
+        assert_eq!(
+            d.handle::<()>(run, Input::Synced),
+            Command::ReadHead(Read::DueAfter(3)),
+            "the next due row, not the retry's alarm"
+        );
+        assert_eq!(d.handle(run, read(None)), Command::ReadEarliest);
+        let retry = NOW.plus(Seconds(5));
+        assert_eq!(
+            d.handle::<()>(run, Input::Earliest(Some(retry))),
+            Command::SetAlarm(retry)
+        );
+        assert_eq!(d.handle::<()>(run, Input::AlarmSet), Command::Done);
+        let (run, _) = d.alarm::<()>(NOW, Order::EachDue);
+        let _ = d.handle(run, read(None));
+        assert_eq!(d.handle::<()>(run, Input::Earliest(None)), Command::Done);
+        assert!(!d.running());
     }
 }

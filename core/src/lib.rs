@@ -77,7 +77,7 @@ mod body;
 mod config;
 mod custom;
 mod decide;
-mod drain;
+pub mod drain;
 mod event;
 mod extract;
 mod feed;
@@ -107,7 +107,8 @@ mod verify;
 pub use body::{BodyLimit, TooLarge, MAX_STORABLE_BODY};
 pub use config::{
     ConfigError, Destination, Effect as ConfiguredEffect, FieldSource, Forward, ForwardMode, Shape,
-    SourceConfig, Sources, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE, DEFAULT_MAX_BODY,
+    SourceConfig, Sources, DEFAULT_BUCKETS, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE,
+    DEFAULT_LEGACY_LOOKUP, DEFAULT_MAX_BODY, MAX_BUCKETS,
 };
 pub use retention::{
     first_prune, next_prune, plan as prune_plan, Kept, Lifetimes, Prune, Retention, RetentionError,
@@ -124,7 +125,10 @@ pub use event::{
     MAX_ID_LEN, MAX_SAFE_AMOUNT,
 };
 pub use handoff::{decode as decode_handoff, encode as encode_handoff, Handoff, HandoffError};
-pub use names::{entity_of, forwarded_key, object_for, object_name, source_of};
+pub use names::{
+    bucket_name, bucket_of, entity_of, forwarded_key, object_for, object_kind, object_name,
+    order_of, per_event_object, source_of, ObjectKind,
+};
 pub use packing::{pack, unpack, Codec, Packed, UnpackError};
 pub use route::{
     decode_segment, encode_component, query_param, split_url, Route, RouteError, ROUTES,
@@ -150,8 +154,8 @@ pub use forward::{
     SERVICE_URL,
 };
 pub use outbox::{
-    after_attempt, step as outbox_step, target as outbox_target, Head, OutboxStatus, SigningKey,
-    Step, Target, Transition,
+    after_attempt, step as outbox_step, target as outbox_target, Head, Order, OutboxStatus,
+    SigningKey, Step, Target, Transition,
 };
 
 // The publish API.

@@ -2,7 +2,8 @@
 //! up on (`Dead`); an operator can requeue a dead row.
 //!
 //! One entity's rows go out in `seq` order, head of line first, as the object's
-//! [`Drain`](crate::Drain) sequences it:
+//! [`Drain`](crate::Drain) sequences it (a bucket's, whose events have no order among them,
+//! each due row in turn: [`Order`]):
 //! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
 //! 2. for [`Step::Send`], send the stored body to the [`Target`] (a signed POST to a URL or
 //!    through a service binding, or a queue message) and classify what happened;
@@ -44,6 +45,17 @@ impl fmt::Display for OutboxStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Which pending row an object sends next ([`crate::order_of`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The first pending row in `seq` order; the rows after it wait while it waits, so
+    /// they go out in order.
+    HeadOfLine,
+    /// Each due row in `seq` order, once per pass; a row that waits for its retry holds
+    /// back none of the others.
+    EachDue,
 }
 
 /// The first pending row of an entity's outbox, as the store holds it.

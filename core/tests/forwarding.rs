@@ -18,7 +18,7 @@ use std::collections::BTreeSet;
 use common::model::{Model, OutboxRow};
 use common::*;
 use hookonce_core::{
-    AttemptResult, Drain, DrainCommand, DrainInput, DrainRun, OutboxStatus, Plan, Schedule,
+    AttemptResult, Drain, DrainCommand, DrainInput, DrainRun, Order, OutboxStatus, Plan, Schedule,
     Seconds, Transition, UnixSeconds, Version, RUN_LIMIT,
 };
 use proptest::prelude::*;
@@ -130,7 +130,7 @@ impl World {
     }
 
     fn start(&mut self) {
-        let (run, next) = self.drain.alarm(self.now);
+        let (run, next) = self.drain.alarm(self.now, Order::HeadOfLine);
         self.running.push(Invocation {
             run,
             next,
@@ -150,10 +150,14 @@ impl World {
         let inv = &mut self.running[k];
         let run = inv.run;
         let input = match std::mem::replace(&mut inv.next, DrainCommand::Done) {
-            DrainCommand::ReadHead => DrainInput::Head {
-                row: self.store.head().map(|h| (h.clone(), Some(h.seq as usize))),
+            DrainCommand::ReadHead(read) => DrainInput::Head {
+                row: self
+                    .store
+                    .read(read, self.now)
+                    .map(|h| (h.clone(), Some(h.seq as usize))),
                 now: self.now,
             },
+            DrainCommand::ReadEarliest => DrainInput::Earliest(self.store.earliest_due()),
             DrainCommand::Send { via: row, .. } => {
                 // The output gate: a request leaves only once every earlier write is durable.
                 self.durable = self.store.outbox.clone();

@@ -1,11 +1,12 @@
 //! The Worker's side of the read and admin APIs: the bearer token, then the operation on
-//! the entity's object or the source's feed object.
+//! the entity's object, the event's bucket or the source's feed object.
 
-use hookonce_core::{object_name, EntityCursor, Route};
+use hookonce_core::{object_name, per_event_object, EntityCursor, Route, Seconds};
 use serde_json::{json, Value};
 use worker::{Env, Request, Response, Result};
 
 use crate::internal::{FeedOp, Op, ENTITY_BINDING, FEED_BINDING};
+use crate::sources::Source;
 use crate::{http, problem, sources};
 
 /// `GET /`: what this is and where things are.
@@ -19,60 +20,67 @@ pub fn index() -> Value {
 
 type Target<'a> = (&'a str, &'static str, String, String, bool);
 
-fn entity_op<'a>(source: &'a str, entity: Option<&str>, event_id: &str, op: Op) -> Target<'a> {
-    let object = object_name(source, entity, event_id);
-    (source, ENTITY_BINDING, object, op.url(), op.is_post())
+fn entity_op<'a>(source: &'a Source, entity: Option<&str>, event_id: &str, op: Op) -> Target<'a> {
+    let config = &source.config;
+    let object = object_name(&config.name, config.buckets, entity, event_id);
+    (&config.name, ENTITY_BINDING, object, op.url(), op.is_post())
 }
 
-fn feed_op(source: &str, op: FeedOp) -> Target<'_> {
-    (source, FEED_BINDING, source.to_owned(), op.url(), false)
+fn feed_op(source: &Source, op: FeedOp) -> Target<'_> {
+    let name = &source.config.name;
+    (name, FEED_BINDING, name.to_owned(), op.url(), false)
 }
 
 /// Which object (binding, name) and operation (internal URL, POST?) an admin route asks
-/// for; `None` for other routes.
-fn target(route: &Route) -> Option<Target<'_>> {
+/// of `source`, its source; `None` for other routes.
+fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
     Some(match route {
-        Route::Entity {
-            source,
-            entity,
-            before,
-        } => entity_op(
+        Route::Entity { entity, before, .. } => entity_op(
             source,
             Some(entity),
             "",
             Op::Entity(before.as_ref().map(EntityCursor::encode)),
         ),
         Route::Event {
-            source,
-            event_id,
-            entity,
+            event_id, entity, ..
         } => entity_op(
             source,
             entity.as_deref(),
             event_id,
             Op::Event(event_id.clone()),
         ),
-        Route::RetryDead { source, entity } => entity_op(source, Some(entity), "", Op::RetryDead),
+        Route::RetryDead { entity, .. } => entity_op(source, Some(entity), "", Op::RetryDead),
         Route::Replay {
-            source,
-            event_id,
-            entity,
+            event_id, entity, ..
         } => entity_op(
             source,
             entity.as_deref(),
             event_id,
             Op::Replay(event_id.clone()),
         ),
-        Route::Feed { source, query } => feed_op(source, FeedOp::Events(query.to_query())),
-        Route::Dead { source } => feed_op(source, FeedOp::Dead),
+        Route::Feed { query, .. } => feed_op(source, FeedOp::Events(query.to_query())),
+        Route::Dead { .. } => feed_op(source, FeedOp::Dead),
         _ => return None,
     })
+}
+
+/// The source a read or admin route is about; `None` for other routes.
+fn source_of(route: &Route) -> Option<&str> {
+    match route {
+        Route::Entity { source, .. }
+        | Route::Event { source, .. }
+        | Route::RetryDead { source, .. }
+        | Route::Replay { source, .. }
+        | Route::Feed { source, .. }
+        | Route::Dead { source } => Some(source),
+        _ => None,
+    }
 }
 
 /// A read or admin route: authenticate, then ask the object that owns the entity (or the
 /// source's feed).
 pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> {
-    let Some((source, binding, object, url, post)) = target(route) else {
+    let Some(source) = source_of(route) else {
         return problem::NOT_FOUND.respond("not a read or admin route");
     };
     let loaded = sources::load(env);
@@ -87,8 +95,37 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
     if http::bearer(req, [token]).is_none() {
         return problem::UNAUTHORIZED.respond("send Authorization: Bearer <admin token>");
     }
-    if loaded.source(source).is_none() {
+    let Some(found) = loaded.source(source) else {
         return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));
+    };
+    let Some((source, binding, object, url, post)) = target(route, found) else {
+        return problem::NOT_FOUND.respond("not a read or admin route");
+    };
+    let resp = http::query_object(env, binding, &object, &url, post).await?;
+    let no_entity = match route {
+        Route::Event {
+            event_id,
+            entity: None,
+            ..
+        }
+        | Route::Replay {
+            event_id,
+            entity: None,
+            ..
+        } => Some(event_id.as_str()),
+        _ => None,
+    };
+    match no_entity {
+        // An id its bucket does not know may be in the object it had to itself before
+        // buckets; that object answers 404, with no table made, if it never existed.
+        Some(id) if resp.status_code() == 404 && found.config.legacy_lookup > Seconds(0) => {
+            let legacy = per_event_object(source, id);
+            let old = http::query_object(env, binding, &legacy, &url, post).await?;
+            Ok(match old.status_code() {
+                404 => resp,
+                _ => old,
+            })
+        }
+        _ => Ok(resp),
     }
-    http::query_object(env, binding, &object, &url, post).await
 }

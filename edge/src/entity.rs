@@ -18,9 +18,11 @@ use hookonce_core::{
     EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
     ENTITY_EVENTS, ENTITY_OUTBOX,
 };
+use hookonce_core::{object_kind, ObjectKind};
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
+use crate::bucket::{self, Gate};
 use crate::internal::{Op, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
@@ -50,6 +52,13 @@ pub struct EntityObject {
     version: RefCell<Option<Option<Version>>>,
     /// Whether an event's rows go through the `event_rows` view yet.
     event_rows: Cell<EventRowsView>,
+    /// An event's own object from before buckets that was never made
+    /// (`sql::has_tables`): a bucket's look-up of an id finds nothing in it, and creates
+    /// nothing. Only a delivery handed to it makes its schema, as before buckets: an
+    /// earlier version's Worker, still serving during a deployment, hands events here.
+    absent: Cell<bool>,
+    /// A bucket's record of its source's buckets, once read.
+    bucket: bucket::Known,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -71,8 +80,14 @@ enum EventRowsView {
 
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
+        let name = state.id().name().unwrap_or_default();
+        let absent =
+            matches!(object_kind(&name), Some(ObjectKind::PerEvent(_))) && !sql::has_tables(&state);
         // Schema first, before any request can read.
-        let opened = sql::create(&state, &sql::ENTITY_SCHEMAS);
+        let opened = match absent {
+            true => sql::Opened::NOTHING,
+            false => sql::create(&state, &sql::ENTITY_SCHEMAS),
+        };
         let object = Self {
             state,
             env,
@@ -86,7 +101,12 @@ impl EntityObject {
                 true => EventRowsView::Ready,
                 false => EventRowsView::Missing,
             }),
+            absent: Cell::new(absent),
+            bucket: bucket::Known::default(),
         };
+        if absent {
+            return object;
+        }
         // A fresh object has nothing to re-arm; an older one reads its outbox for it, if
         // it has one: most entities never queue a row, and their restarts neither read an
         // outbox nor make the placeholder views (three statements of DDL) for that read.
@@ -118,9 +138,19 @@ impl EntityObject {
                 .respond("no such entity operation")
                 .map(Into::into);
         };
+        if self.absent.get() {
+            if op != Op::Ingest {
+                return problem::NOT_FOUND
+                    .respond("no event was recorded here")
+                    .map(Into::into);
+            }
+            // The state `NOTHING` stands for is a fresh object's: only the schema is missing.
+            sql::create(&self.state, &sql::ENTITY_SCHEMAS);
+            self.absent.set(false);
+        }
         // A delivery reads the ledger or the claim only when it needs them (`run`); every
         // other operation may read any of the three.
-        if !matches!(op, Op::Ingest) {
+        if !matches!(op, Op::Ingest | Op::Buckets(_)) {
             self.readable()?;
         }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
@@ -149,11 +179,15 @@ impl EntityObject {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
+            Op::Buckets(count) => bucket::record(&self.state, count),
         };
         made.map(Into::into)
     }
 
     async fn alarm(&self) -> Result<Response> {
+        if self.absent.get() {
+            return Response::ok("nothing here");
+        }
         self.readable()?;
         let started = clock::now();
         let config = outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env).await?;
@@ -192,8 +226,20 @@ struct Handled {
     alarm_by: Option<UnixSeconds>,
 }
 
+impl Handled {
+    /// A duplicate that wrote nothing.
+    const DUPLICATE: Handled = Handled {
+        label: "duplicate",
+        rows_written: 0,
+        claim: None,
+        retry_after: None,
+        alarm_by: None,
+    };
+}
+
 impl EntityObject {
     async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
+        let (now, started) = (clock::now(), clock::millis());
         let made = |r: Result<Response>| r.map(Into::into);
         // Only this Worker calls it, with a body it read within the source's limit.
         let bytes = match http::body(req, usize::MAX).await {
@@ -214,6 +260,22 @@ impl EntityObject {
             Ok(found) => found,
             Err(problem) => return made(problem),
         };
+        let name = self.state.id().name().unwrap_or_default();
+        if let Some(ObjectKind::Bucket(n)) = object_kind(&name) {
+            let empty = self.empty.get();
+            let gate = self
+                .bucket
+                .gate(&self.state, &self.env, empty, source, n, &handoff.event);
+            match gate.await? {
+                Gate::Open => {}
+                Gate::Refuse(resp) => return Ok(resp.into()),
+                Gate::Recorded => {
+                    let handled = Handled::DUPLICATE;
+                    self.report(loaded, source, &handoff.event, &handled, now, started);
+                    return respond(source, &handoff.event, &handled);
+                }
+            }
+        }
         self.process(
             loaded,
             source,

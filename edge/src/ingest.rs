@@ -167,7 +167,7 @@ async fn admit(
         Err(e) => return reject(problem::BAD_EVENT, e.to_string()),
     };
     Ok(Ok(Admitted {
-        object: object_for(name, event.entity(), event.id()),
+        object: object_for(name, source.config.buckets, event.entity(), event.id()),
         event,
         headers,
         body,

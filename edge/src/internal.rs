@@ -36,6 +36,9 @@ pub enum Op {
     RetryDead,
     /// Run a stored event through the pipeline again.
     Replay(String),
+    /// Bucket 0 of a source: its record of the source's buckets (`sql::Bucket`), made now
+    /// with this count if it has none.
+    Buckets(u32),
 }
 
 impl Op {
@@ -49,12 +52,16 @@ impl Op {
             Op::Event(id) => format!("{base}/event?id={}", encode_component(id)),
             Op::RetryDead => format!("{base}/outbox/retry"),
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
+            Op::Buckets(n) => format!("{base}/buckets?count={n}"),
         }
     }
 
     /// Whether the call is a POST (a GET otherwise).
     pub fn is_post(&self) -> bool {
-        matches!(self, Op::Ingest | Op::RetryDead | Op::Replay(_))
+        matches!(
+            self,
+            Op::Ingest | Op::RetryDead | Op::Replay(_) | Op::Buckets(_)
+        )
     }
 
     /// Reads back what [`Op::url`] wrote.
@@ -66,6 +73,7 @@ impl Op {
             "/event" => Op::Event(id()?),
             "/outbox/retry" => Op::RetryDead,
             "/replay" => Op::Replay(id()?),
+            "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,
         })
     }

@@ -22,6 +22,7 @@ static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocato
 
 mod answer;
 mod api;
+mod bucket;
 mod clock;
 mod entity;
 mod feed;

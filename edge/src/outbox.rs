@@ -11,9 +11,10 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use hookonce_core::drain::Read;
 use hookonce_core::{
-    attempt_log, next_prune, outbox_target, prune_plan, source_of, Drain, DrainCommand, DrainInput,
-    DrainRun, Outgoing, Seconds, Secret, Target, UnixSeconds,
+    attempt_log, next_prune, order_of, outbox_target, prune_plan, source_of, Drain, DrainCommand,
+    DrainInput, DrainRun, Order, Outgoing, Seconds, Secret, Target, UnixSeconds,
 };
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
@@ -150,7 +151,11 @@ pub async fn on_alarm(
         ensure_alarm(state, armed, clock::now().plus(Seconds::MINUTE)).await?;
         return Ok(None);
     };
-    let (run, first) = runs.0.borrow_mut().alarm(clock::now());
+    let order = state
+        .id()
+        .name()
+        .map_or(Order::HeadOfLine, |n| order_of(&n));
+    let (run, first) = runs.0.borrow_mut().alarm(clock::now(), order);
     let delivered = deliver_due(state, armed, runs, run, first, env, loaded).await;
     if delivered.is_err() {
         // The runtime retries the alarm; that invocation must not find this run under way.
@@ -176,8 +181,11 @@ async fn deliver_due(
     let mut due: Option<sql::Due> = None;
     loop {
         let input = match command {
-            DrainCommand::ReadHead => {
-                due = sql::head(&sql)?;
+            DrainCommand::ReadHead(read) => {
+                due = match read {
+                    Read::Head => sql::head(&sql, Order::HeadOfLine, 0, clock::now())?,
+                    Read::DueAfter(after) => sql::head(&sql, Order::EachDue, after, clock::now())?,
+                };
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
                 DrainInput::Head {
                     row,
@@ -202,6 +210,7 @@ async fn deliver_due(
                 }
                 DrainInput::Written { applied }
             }
+            DrainCommand::ReadEarliest => DrainInput::Earliest(sql::start(&sql, None, true)?.due),
             // Durable before the next row goes out: a crash now re-sends nothing older.
             DrainCommand::Sync => {
                 storage.sync().await?;

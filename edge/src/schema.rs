@@ -295,6 +295,18 @@ pub const BODY_OF_EVENT: &str = "SELECT b.codec, b.headers, b.body
      FROM events e JOIN raw_bodies b ON b.seq = e.body_seq AND b.event_id = e.event_id
      WHERE e.event_id = ?1";
 
+/// A bucket object's count of buckets and when its source's buckets were made (bucket 0's
+/// first event), recorded with its first event: a source whose `buckets` changed would
+/// send a recorded id to another bucket, so a count that differs from the recorded one is
+/// refused as a configuration problem; `since` bounds the look-ups in per-event objects.
+pub const BUCKET_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS bucket (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  count INTEGER NOT NULL,
+  since INTEGER NOT NULL
+);
+";
+
 /// Every table, index, view and trigger an object's storage holds, one row each (`name`, `type`),
 /// for [`open`] and [`Views::except`].
 pub const SCHEMA_OBJECTS: &str =

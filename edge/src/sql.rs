@@ -5,8 +5,8 @@
 use std::sync::OnceLock;
 
 use hookonce_core::{
-    unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, OutboxStatus, Outcome,
-    Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
+    unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, Order, OutboxStatus,
+    Outcome, Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -38,6 +38,17 @@ pub struct Opened {
     /// Its `outbox` is a table, or may be (the schema could not be read): it may hold
     /// pending rows, which its start re-arms for ([`start`]).
     pub queue: bool,
+}
+
+impl Opened {
+    /// For an object whose storage is left as it is: nothing in it, nothing to re-arm.
+    pub const NOTHING: Opened = Opened {
+        fresh: true,
+        views: Views::ALL,
+        named: false,
+        event_rows: false,
+        queue: false,
+    };
 }
 
 /// Opens an object's storage for its constructor (`schema::open`): creates `schemas` in a
@@ -102,6 +113,21 @@ pub fn create(state: &State, schemas: &[&str]) -> Opened {
         worker::console_error!("hookonce: moving bodies to raw_bodies failed: {e}");
     }
     opened
+}
+
+/// Whether the object's storage holds any table. An object hookonce no longer creates (an
+/// event's own object from before buckets) is opened only if it does, so a look-up of one
+/// that never existed writes nothing; a storage that cannot be read counts as holding some.
+pub fn has_tables(state: &State) -> bool {
+    state
+        .storage()
+        .sql()
+        .exec(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1",
+            None,
+        )
+        .and_then(|c| c.count_rows())
+        .map_or(true, |n| n > 0)
 }
 
 /// Makes `table` (`Optional::materialise`), replacing its placeholder view if it has one, in
@@ -739,8 +765,14 @@ pub struct Due {
     pub body: Option<Vec<u8>>,
 }
 
-/// The first pending row, in `seq` order.
-pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
+/// The next row to send ([`Order`]): the first pending row in `seq` order; or, for
+/// [`Order::EachDue`], the first pending row after `after` that is due at `now`.
+pub fn head(
+    sql: &SqlStorage,
+    order: Order,
+    after: i64,
+    now: UnixSeconds,
+) -> worker::Result<Option<Due>> {
     row! {
         struct Pending {
             seq: i64,
@@ -754,14 +786,25 @@ pub fn head(sql: &SqlStorage) -> worker::Result<Option<Due>> {
             body: Option<Vec<u8>>,
         }
     }
-    let row: Option<Pending> = first(
-        sql,
-        "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at, o.next_attempt_at,
-                o.destination, b.codec, b.body
-         FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id
-         WHERE o.status = ? ORDER BY o.seq LIMIT 1",
-        vec![text(OutboxStatus::Pending.as_str())],
-    )?;
+    const COLUMNS: &str = "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at,
+                o.next_attempt_at, o.destination, b.codec, b.body
+         FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id";
+    let pending = text(OutboxStatus::Pending.as_str());
+    let row: Option<Pending> = match order {
+        Order::HeadOfLine => first(
+            sql,
+            &format!("{COLUMNS} WHERE o.status = ? ORDER BY o.seq LIMIT 1"),
+            vec![pending],
+        )?,
+        Order::EachDue => first(
+            sql,
+            &format!(
+                "{COLUMNS} WHERE o.status = ? AND o.seq > ? AND o.next_attempt_at <= ?
+                 ORDER BY o.seq LIMIT 1"
+            ),
+            vec![pending, int(after), int(now.0)],
+        )?,
+    };
     Ok(row.map(|r| Due {
         head: Head {
             seq: r.seq,
@@ -946,4 +989,52 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
         )?,
     };
     deleted.count_rows()
+}
+
+/// Whether the object has recorded `event_id`.
+pub fn recorded(sql: &SqlStorage, event_id: &EventId) -> worker::Result<bool> {
+    let found = sql.exec_raw(
+        "SELECT 1 FROM events WHERE event_id = ?",
+        vec![text(event_id.as_str())],
+    )?;
+    Ok(found.count_rows()? > 0)
+}
+
+/// A bucket object's record (`schema::BUCKET_SCHEMA`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bucket {
+    /// The source's count of buckets.
+    pub count: u32,
+    /// When the source's buckets were made.
+    pub since: UnixSeconds,
+}
+
+/// A bucket object's record as first written; writes `record` if there is none (and
+/// `record` is given), else only reads. `None` when there is none and none was written.
+pub fn bucket(sql: &SqlStorage, record: Option<Bucket>) -> worker::Result<Option<Bucket>> {
+    row! {
+        struct Recorded {
+            count: i64,
+            since: i64,
+        }
+    }
+    sql.exec(schema::BUCKET_SCHEMA, None)?;
+    if let Some(b) = record {
+        run(
+            sql,
+            "INSERT OR IGNORE INTO bucket (id, count, since) VALUES (1, ?, ?)",
+            &[int(i64::from(b.count)), int(b.since.0)],
+        )?;
+    }
+    let row: Option<Recorded> = first(
+        sql,
+        "SELECT count, since FROM bucket WHERE id = 1",
+        Vec::new(),
+    )?;
+    Ok(row.and_then(|r| {
+        Some(Bucket {
+            count: u32::try_from(r.count).ok()?,
+            since: UnixSeconds(r.since),
+        })
+    }))
 }

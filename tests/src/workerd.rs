@@ -36,6 +36,8 @@ pub struct Builder {
     texts: BTreeMap<String, String>,
     /// The static files bound as `ASSETS` (default: `edge/assets/`, as `wrangler.toml`).
     assets: Option<PathBuf>,
+    /// Whether a second socket serves [`Workerd::hand_off`].
+    handoff: bool,
 }
 
 impl Builder {
@@ -57,6 +59,14 @@ impl Builder {
         self
     }
 
+    /// Serve [`Workerd::hand_off`] on a second port: a test worker, bound to the same
+    /// entity namespace, that hands an encoded event to any object by name, as the Worker
+    /// does to the object it chooses.
+    pub fn with_handoff(mut self) -> Self {
+        self.handoff = true;
+        self
+    }
+
     /// Start with fresh state in a temp dir (removed on drop).
     pub fn start(self) -> Workerd {
         let dir = tempfile::Builder::new()
@@ -75,9 +85,15 @@ impl Builder {
     fn start_at(self, dir: PathBuf, temp: Option<tempfile::TempDir>) -> Workerd {
         fs::create_dir_all(dir.join("do")).expect("create do/");
         let port = crate::free_port();
-        fs::write(dir.join("config.capnp"), self.config(port, &dir)).expect("write config");
+        let handoff = self.handoff.then(crate::free_port);
+        fs::write(dir.join("config.capnp"), self.config(port, handoff, &dir))
+            .expect("write config");
+        if handoff.is_some() {
+            fs::write(dir.join("handoff.js"), HANDOFF_JS).expect("write handoff.js");
+        }
         let mut w = Workerd {
             base: format!("http://127.0.0.1:{port}"),
+            handoff: handoff.map(|p| format!("http://127.0.0.1:{p}")),
             dir,
             child: None,
             _temp: temp,
@@ -88,7 +104,7 @@ impl Builder {
         w
     }
 
-    fn config(&self, port: u16, dir: &Path) -> String {
+    fn config(&self, port: u16, handoff: Option<u16>, dir: &Path) -> String {
         let build = repo_root().join("build");
         for f in ["index.js", "index_bg.wasm"] {
             assert!(
@@ -116,6 +132,27 @@ impl Builder {
                 capnp_str(v)
             ));
         }
+        let compat = capnp_str(&compatibility_date());
+        let mut sockets = format!(
+            "(name = \"http\", address = \"127.0.0.1:{port}\", http = (), service = \"main\")"
+        );
+        let mut extra = String::new();
+        if let Some(hport) = handoff {
+            services.push_str("\n    (name = \"handoff\", worker = .handoff),");
+            sockets.push_str(&format!(
+                ",\n    (name = \"handoff\", address = \"127.0.0.1:{hport}\", http = (), service = \"handoff\")"
+            ));
+            extra = format!(
+                r#"const handoff :Workerd.Worker = (
+  modules = [(name = "handoff.js", esModule = embed "handoff.js")],
+  compatibilityDate = {compat},
+  bindings = [
+    (name = "ENTITY", durableObjectNamespace = (className = "EntityObject", serviceName = "main")),
+  ],
+);
+"#
+            );
+        }
         format!(
             r#"using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
@@ -124,8 +161,9 @@ const config :Workerd.Config = (
     (name = "do-disk", disk = (path = {disk}, writable = true)),
     (name = "internet", network = (allow = ["local"])),{services}
   ],
-  sockets = [(name = "http", address = "127.0.0.1:{port}", http = (), service = "main")],
+  sockets = [{sockets}],
 );
+{extra}
 const worker :Workerd.Worker = (
   modules = [
     (name = "index.js", esModule = embed {js}),
@@ -150,11 +188,24 @@ const worker :Workerd.Worker = (
             disk = capnp_str(&dir.join("do").display().to_string()),
             js = capnp_str(&relative(dir, &build.join("index.js"))),
             wasm = capnp_str(&relative(dir, &build.join("index_bg.wasm"))),
-            compat = capnp_str(&compatibility_date()),
             bindings = bindings.join(",\n    "),
         )
     }
 }
+
+/// The test worker behind [`Workerd::hand_off`]: the request's body, as it is, to the
+/// named entity object's internal ingest operation.
+const HANDOFF_JS: &str = r#"export default {
+  async fetch(request, env) {
+    const object = new URL(request.url).searchParams.get("object");
+    const stub = env.ENTITY.get(env.ENTITY.idFromName(object));
+    return stub.fetch("https://entity.hookonce/ingest", {
+      method: "POST",
+      body: await request.arrayBuffer(),
+    });
+  },
+};
+"#;
 
 /// `to` relative to the directory `from` (both absolute): `embed` paths are read relative
 /// to the config file.
@@ -199,6 +250,8 @@ pub fn binary() -> PathBuf {
 pub struct Workerd {
     /// `http://127.0.0.1:PORT`, no trailing slash; the same across restarts.
     pub base: String,
+    /// Where [`Workerd::hand_off`] is served, if it is ([`Builder::with_handoff`]).
+    handoff: Option<String>,
     dir: PathBuf,
     child: Option<Child>,
     _temp: Option<tempfile::TempDir>,
@@ -213,6 +266,7 @@ impl Workerd {
             sources: wrangler_sources(),
             texts: dev_vars(),
             assets: Some(repo_root().join("edge/assets")),
+            handoff: false,
         }
     }
 
@@ -369,6 +423,22 @@ impl Workerd {
         let headers =
             crate::standard_webhooks_headers(&secret, id, crate::unix_now(), body.as_bytes());
         self.post("/webhooks/cockpit", &headers, body)
+    }
+
+    /// Hands `handoff` (core's `encode_handoff`) to the entity object named `object`,
+    /// past the Worker: what an earlier version of the Worker, which chose other objects,
+    /// would have sent it. Needs [`Builder::with_handoff`].
+    pub fn hand_off(&self, object: &str, handoff: &[u8]) -> Resp {
+        let base = self.handoff.as_deref().expect("started with_handoff()");
+        let url = format!("{base}/?object={}", hookonce_core::encode_component(object));
+        crate::http(
+            &self.agent,
+            "POST",
+            &url,
+            &[] as &[(&str, &str)],
+            Some(handoff),
+        )
+        .expect("the hand-off worker answers")
     }
 
     /// The entity objects' SQLite files (not the namespace's `metadata.sqlite`).

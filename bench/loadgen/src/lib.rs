@@ -27,6 +27,10 @@ pub enum Scenario {
     Shuffled,
     /// `Unique` with 64 KiB bodies.
     Big,
+    /// New events about no entity, GitHub-shaped (the id in `X-GitHub-Delivery`, signed
+    /// with `X-Hub-Signature-256`, to the `github` source), with `unique`'s bodies: they go
+    /// to the source's bucket objects. hookonce only: not in [`Scenario::ALL`].
+    NoEntity,
 }
 
 impl Scenario {
@@ -47,12 +51,16 @@ impl Scenario {
             Scenario::Dupes => "dupes",
             Scenario::Shuffled => "shuffled",
             Scenario::Big => "big",
+            Scenario::NoEntity => "no-entity",
         }
     }
 
     /// Parses a name from [`Scenario::name`].
     pub fn parse(s: &str) -> Option<Scenario> {
-        Scenario::ALL.into_iter().find(|sc| sc.name() == s)
+        Scenario::ALL
+            .into_iter()
+            .chain([Scenario::NoEntity])
+            .find(|sc| sc.name() == s)
     }
 
     /// The delivery request `n` of run `run` sends.
@@ -62,6 +70,7 @@ impl Scenario {
             card: format!("card_{run}_{}", k % ENTITIES),
             created_at,
             size,
+            github: false,
         };
         let in_order = |k: u64| BASE_CREATED_AT + (k / ENTITIES) as i64;
         match self {
@@ -79,6 +88,11 @@ impl Scenario {
                 card: format!("card_{run}_hot"),
                 created_at: BASE_CREATED_AT + n as i64,
                 size: SMALL_BODY,
+                github: false,
+            },
+            Scenario::NoEntity => Delivery {
+                github: true,
+                ..spread(n, in_order(n), SMALL_BODY)
             },
         }
     }
@@ -95,6 +109,8 @@ pub struct Delivery {
     pub created_at: i64,
     /// Body size in bytes.
     pub size: usize,
+    /// Sent as GitHub sends, to the `github` source, about no entity.
+    pub github: bool,
 }
 
 impl Delivery {
@@ -147,6 +163,15 @@ mod tests {
             packed.bytes.len(),
             a.len()
         );
+    }
+
+    #[test]
+    fn no_entity_is_unique_sent_as_github_and_parsed_by_its_name_only() {
+        let d = Scenario::NoEntity.delivery("r", 7);
+        assert!(d.github);
+        assert_eq!(d.id, Scenario::Unique.delivery("r", 7).id);
+        assert_eq!(Scenario::parse("no-entity"), Some(Scenario::NoEntity));
+        assert!(!Scenario::ALL.contains(&Scenario::NoEntity));
     }
 
     #[test]

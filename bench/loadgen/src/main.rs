@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hookonce_core::{sign_standard_webhooks, Scheme, Secret, UnixSeconds};
+use hookonce_core::{sign_github, sign_standard_webhooks, Scheme, Secret, UnixSeconds};
 use hookonce_loadgen::{Delivery, Scenario, ENTITIES};
 use serde_json::{json, Value};
 
 const DEFAULT_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const USAGE: &str = "usage: loadgen --url URL [--source cockpit] [--secret whsec_…] \
-[--scenario unique|hot|dupes|shuffled|big] [--seconds 20] [--concurrency 16] [--json] \
+[--scenario unique|hot|dupes|shuffled|big|no-entity] [--seconds 20] [--concurrency 16] [--json] \
 [--progress] [--pid PID [--waves]] [--ready [--timeout 30] [--pid PID]]";
 /// Error responses kept verbatim for the report; the rest are only counted.
 const ERROR_SAMPLES: usize = 5;
@@ -28,6 +28,8 @@ struct Args {
     url: String,
     source: String,
     secret: Secret,
+    /// The same secret as a GitHub source reads it (its UTF-8 bytes), for `no-entity`.
+    github_secret: Secret,
     scenario: Scenario,
     seconds: f64,
     concurrency: usize,
@@ -82,6 +84,9 @@ fn parse_args() -> Result<Args, String> {
         secret: Scheme::StandardWebhooks
             .parse_secret(&secret)
             .map_err(|e| format!("--secret: {e}"))?,
+        github_secret: Scheme::GitHub
+            .parse_secret(&secret)
+            .map_err(|e| format!("--secret: {e}"))?,
         scenario: Scenario::parse(&scenario_name)
             .ok_or(format!("unknown scenario {scenario_name}"))?,
         seconds: number(value(take("seconds"), "seconds", "20")?, "seconds")?,
@@ -122,6 +127,8 @@ struct Answer {
 struct Client {
     agent: ureq::Agent,
     endpoint: String,
+    /// `no-entity`'s: the `github` source, and its secret.
+    github: (String, Secret),
 }
 
 impl Client {
@@ -133,21 +140,37 @@ impl Client {
         Client {
             agent: config.into(),
             endpoint: format!("{}/webhooks/{}", args.url, args.source),
+            github: (
+                format!("{}/webhooks/github", args.url),
+                args.github_secret.clone(),
+            ),
         }
     }
 
     /// Signs `d` as the provider would, at the current time, and sends it.
     fn send(&self, secret: &Secret, d: &Delivery, body: &[u8]) -> Result<Answer, ureq::Error> {
         let ts = UnixSeconds(unix_now().as_secs() as i64);
-        let signature = sign_standard_webhooks(secret, &d.id, ts, body);
-        let mut res = self
-            .agent
-            .post(&self.endpoint)
-            .header("content-type", "application/json")
-            .header("webhook-id", &d.id)
-            .header("webhook-timestamp", ts.to_string())
-            .header("webhook-signature", signature)
-            .send(body)?;
+        let mut res = match d.github {
+            false => self
+                .agent
+                .post(&self.endpoint)
+                .header("content-type", "application/json")
+                .header("webhook-id", &d.id)
+                .header("webhook-timestamp", ts.to_string())
+                .header(
+                    "webhook-signature",
+                    sign_standard_webhooks(secret, &d.id, ts, body),
+                )
+                .send(body)?,
+            true => self
+                .agent
+                .post(&self.github.0)
+                .header("content-type", "application/json")
+                .header("x-github-delivery", &d.id)
+                .header("x-github-event", "push")
+                .header("x-hub-signature-256", sign_github(&self.github.1, body))
+                .send(body)?,
+        };
         let outcome = res
             .headers()
             .get("hookonce-outcome")

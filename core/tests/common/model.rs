@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use hookonce_core::drain::Read;
 use hookonce_core::{
     decide_unread, Claim, Decision, Effect, EventId, Head, OutboxStatus, Outcome, Plan, Stored,
     Transition, UnixSeconds, Version, Write,
@@ -174,6 +175,33 @@ impl Model {
             first_attempt_at: row.first_attempt_at,
             next_attempt_at: row.next_attempt_at,
         })
+    }
+
+    /// What the adapter reads for `read` at `now`: the first pending row, or a bucket's first
+    /// due pending row after a `seq`.
+    pub fn read(&self, read: Read, now: UnixSeconds) -> Option<Head> {
+        let after = match read {
+            Read::Head => return self.head(),
+            Read::DueAfter(after) => after,
+        };
+        let (seq, row) = self.outbox.iter().enumerate().find(|(seq, r)| {
+            r.status == OutboxStatus::Pending && *seq as i64 > after && r.next_attempt_at <= now
+        })?;
+        Some(Head {
+            seq: seq as i64,
+            attempts: row.attempts,
+            first_attempt_at: row.first_attempt_at,
+            next_attempt_at: row.next_attempt_at,
+        })
+    }
+
+    /// When the first pending row is due, if any is.
+    pub fn earliest_due(&self) -> Option<UnixSeconds> {
+        self.outbox
+            .iter()
+            .filter(|r| r.status == OutboxStatus::Pending)
+            .map(|r| r.next_attempt_at)
+            .min()
     }
 
     /// Carries out a row's change of state as the adapter's `UPDATE` does: only while the

@@ -6,7 +6,8 @@
 //! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}-r{N}.json`
 //! for each round N (also for the `floor` and `floor-rs` workers, when present),
 //! `storage-{worker}-{scenario}.json` and, for
-//! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json`; and the criterion
+//! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json` (hookonce alone also
+//! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`); and the criterion
 //! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
 
@@ -418,6 +419,30 @@ fn main() {
             &format!("{} / {}", bytes(kept), bytes(pruned)),
             &format!("{} (keeps no body)", bytes(peer)),
             &ratio(pruned, peer),
+        ]);
+    }
+    // 5c. Events about no entity, GitHub-shaped, in the source's bucket objects: hookonce
+    // only (the baseline has no GitHub source); events/s against hookonce's own `hot`.
+    if let Some(ne) = Rounds::read(raw, "hookonce-no-entity") {
+        let eps = ne.events_per_sec();
+        let hot = rounds("hookonce", Scenario::Hot).map(|r| r.events_per_sec());
+        t.row([
+            "`no-entity` events/s, GitHub-shaped, bucket objects (ratio: to hookonce's `hot`)",
+            &path,
+            &median(&eps).map_or(NA.into(), num),
+            NA,
+            &times(hot.and_then(|h| paired(&eps, &h))),
+        ]);
+        t.row([
+            "`no-entity` bytes on disk per event: body kept / body pruned",
+            "workerd direct, live SQLite pages of the run's bucket objects / events recorded; pruned: body_retention_secs = 1",
+            &format!(
+                "{} / {}",
+                bytes(per_event("hookonce-no-entity")),
+                bytes(per_event("pruned-no-entity"))
+            ),
+            NA,
+            NA,
         ]);
     }
     // Per object too: unlike per event, it does not move with how many events each of a
