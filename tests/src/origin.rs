@@ -103,6 +103,8 @@ struct State {
     applied: BTreeMap<String, u32>,
     /// Effects carried out (each first application of a key is one).
     effects: u32,
+    /// How long each of the next connections waits before it reads its request.
+    stalls: VecDeque<Duration>,
 }
 
 struct Shared {
@@ -153,6 +155,17 @@ impl Origin {
     /// Answer the next requests with these replies, in order (appended to what is queued).
     pub fn script(&self, replies: impl IntoIterator<Item = Reply>) {
         self.shared.state.lock().unwrap().script.extend(replies);
+    }
+
+    /// The next `n` connections wait `d` before they read their request, as a busy
+    /// application's accept queue does: a client that gives up meanwhile has already sent it.
+    pub fn stall_next_reads(&self, n: usize, d: Duration) {
+        self.shared
+            .state
+            .lock()
+            .unwrap()
+            .stalls
+            .extend(std::iter::repeat_n(d, n));
     }
 
     /// Answer the next `n` requests with 500.
@@ -252,6 +265,10 @@ impl Drop for Origin {
 }
 
 fn serve(conn: TcpStream, shared: &Shared) {
+    let stall = shared.state.lock().unwrap().stalls.pop_front();
+    if let Some(d) = stall {
+        std::thread::sleep(d);
+    }
     let _ = conn.set_read_timeout(Some(Duration::from_secs(30)));
     let mut reader = BufReader::new(conn.try_clone().expect("clone stream"));
     let mut line = String::new();
