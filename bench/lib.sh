@@ -101,20 +101,27 @@ bench_order() {
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 # bench_builds [BUILD...]: builds the load generator ($loadgen), then serves the peer as
-# `peer` and each hookonce BUILD ([VAR=VALUE@]DIR; default: build) as b0, b1, …; $names
-# lists them in that order, and url[NAME] and pid[NAME] find them.
+# `peer` (bench/baseline: ids only), with BENCH_BODIES_PEER=1 the body-keeping peer as
+# `peer-bodies` (bench/baseline-bodies), and each hookonce BUILD ([VAR=VALUE@]DIR; default:
+# build) as b0, b1, …; $peers lists the peers, $builds the builds, $names all of them in that
+# order, and url[NAME] and pid[NAME] find them.
 bench_builds() {
     (($#)) || set -- build
     cargo build -q --release -p hookonce-loadgen
     loadgen=$CARGO_TARGET_DIR/release/loadgen
     declare -gA url pid
-    names=(peer)
+    peers=(peer) builds=()
     bench_start peer baseline build
+    if [[ ${BENCH_BODIES_PEER:-0} == 1 ]]; then
+        peers+=(peer-bodies)
+        bench_start peer-bodies baseline-bodies build
+    fi
     local i=0 build
     for build in "$@"; do
-        names+=("b$i")
+        builds+=("b$i")
         bench_start "b$i" hookonce "$build"
         echo "b$i = $build" >&2
         i=$((i + 1))
     done
+    names=("${peers[@]}" "${builds[@]}")
 }

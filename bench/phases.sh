@@ -56,7 +56,7 @@ col() { awk -v c="$1" '{print $c}' "$tmp/rows-$2" | median; }
 ratio() { paste "$tmp/rows-$2" "$tmp/rows-peer" | awk -v c="$1" '{print $c / $(c + 5)}' | median; }
 printf '%-5s first %ss: median %.0f events, %.0f us of main thread an event; then %.0f us an event\n' \
     peer "$split" "$(col 1 peer)" "$(col 2 peer)" "$(col 4 peer)"
-for w in "${names[@]:1}"; do
+for w in "${builds[@]}"; do
     printf '%-5s first %ss: median %.0f events (%.2fx the peer), %.0f us an event (%.2fx); then %.0f us an event (%.2fx)' \
         "$w" "$split" "$(col 1 "$w")" "$(ratio 1 "$w")" "$(col 2 "$w")" "$(ratio 2 "$w")" \
         "$(col 4 "$w")" "$(ratio 4 "$w")"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A quick A/B of one change: hookonce builds against the JS peer, interleaved, several
+# A quick A/B of one change: hookonce builds against the JS peers (ids only, and keeping each
+# raw body as hookonce does; QUICK_BODIES_PEER=0 leaves the second out), interleaved, several
 # rounds, on workerd direct. Prints events/s, p99 and workerd's CPU time per event (user +
 # system, from /proc: untouched by other processes taking the CPU, though it moves with the
 # machine's speed as throughput does) per round, and the medians of the ratios; for a
@@ -28,8 +29,8 @@ warmup=${QUICK_WARMUP:-5}
 . "$root/bench/lib.sh"
 bench_scratch quick
 
-# Workers: the peer, then each build.
-bench_builds "$@"
+# Workers: the peers, then each build.
+BENCH_BODIES_PEER=${QUICK_BODIES_PEER:-1} bench_builds "$@"
 
 field() { sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
 # CPU time of a process, user + system, in clock ticks.
@@ -65,21 +66,21 @@ for s in "${scenarios[@]}"; do
     done
 done
 echo
+# Ratio of column C (1 events/s, 2 p99, 3 CPU) of worker $2 over worker $3, round by round: the median.
+over() { paste "$tmp/$s-$2" "$tmp/$s-$3" | awk -v c="$1" '{print $c / $(c + 3)}' | median; }
 for s in "${scenarios[@]}"; do
-    for n in "${names[@]:1}"; do
-        ratio=$(paste "$tmp/$s-$n" "$tmp/$s-peer" | awk '{print $1/$4}' | median)
-        p99=$(paste "$tmp/$s-$n" "$tmp/$s-peer" | awk '{print $2/$5}' | median)
+    for n in "${builds[@]}"; do
         eps=$(awk '{print $1}' "$tmp/$s-$n" | median)
         us=$(awk '{print $3}' "$tmp/$s-$n" | median)
-        peer_us=$(awk '{print $3}' "$tmp/$s-peer" | median)
-        printf '%-9s %s: median %.0f events/s, %.2fx the peer (p99 %.2fx); CPU %.0f us/event (peer %.0f)' \
-            "$s" "$n" "$eps" "$ratio" "$p99" "$us" "$peer_us"
+        printf '%-9s %s: median %.0f events/s, CPU %.0f us/event' "$s" "$n" "$eps" "$us"
+        for p in "${peers[@]}"; do
+            printf '; %.2fx %s (p99 %.2fx; its CPU %.0f us/event)' "$(over 1 "$n" "$p")" "$p" \
+                "$(over 2 "$n" "$p")" "$(awk '{print $3}' "$tmp/$s-$p" | median)"
+        done
         if [[ $n != b0 ]]; then
-            printf '; %.2fx b0 events/s, CPU %.2fx b0' \
-                "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $1/$4}' | median)" \
-                "$(paste "$tmp/$s-$n" "$tmp/$s-b0" | awk '{print $3/$6}' | median)"
+            printf '; %.2fx b0 events/s, CPU %.2fx b0' "$(over 1 "$n" b0)" "$(over 3 "$n" b0)"
         fi
-        errors=$(awk '{n += $1} END {print n + 0}' "$tmp/errors-$s-$n")
+        errors=$(cat "$tmp/errors-$s-$n" "${peers[@]/#/$tmp/errors-$s-}" | awk '{n += $1} END {print n + 0}')
         [[ $errors == 0 ]] || printf '; %s ERRORS in all rounds: not a valid comparison' "$errors"
         echo
     done

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# hookonce benchmark: native core (criterion), bundle size, then load (hookonce, the JS
-# peer, and two floors: JS and Rust), storage cost (rows written, bytes on disk per event
-# and per object with the body kept and once pruned) and start-up on local workerd, each
-# against the JS baseline in the same run. Prints one markdown table and writes it to
+# hookonce benchmark: native core (criterion), bundle size, then load (hookonce, the two JS
+# peers: ids only and body-keeping, and two floors: JS and Rust), storage cost (rows written,
+# bytes on disk per event and per object with the body kept and once pruned) and start-up on
+# local workerd, each against both JS peers in the same run. Prints one markdown table and writes it to
 # bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
-#                                      # floor); ~37 min (5 rounds of 20 s per scenario and worker)
+#                                      # floor); ~46 min (5 rounds of 20 s per scenario and worker)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 round of 1 s per scenario), for CI
 # Each scenario runs BENCH_ROUNDS rounds; in each round every worker runs once, in an order
 # that rotates from round to round, so drift on a shared machine hits all alike. The table
@@ -39,7 +39,7 @@ scenarios=(unique hot dupes shuffled big)
 # Scenarios whose objects' SQLite files are measured (bytes per event).
 stored=(unique hot)
 # Events about no entity (GitHub-shaped, to bucket objects): hookonce only, after the rest;
-# the baseline has no GitHub source. Stored too.
+# the peers have no GitHub source. Stored too.
 alone=no-entity
 
 step() { printf 'bench: %s\n' "$*" >&2; }
@@ -56,7 +56,8 @@ storage_kind=$(stat -f -c %T "$storage" 2>/dev/null || echo unknown)
 # a Worker in Rust costs before it does any work.
 floor_rs=$out/floor-rs
 built() { [[ -f $1/index.js && -f $1/index_bg.wasm ]]; }
-workers=(baseline floor)
+# The peers: baseline keeps ids only, baseline-bodies each raw body with its id as well.
+workers=(baseline baseline-bodies floor)
 note=
 if built "$build"; then
     workers=(hookonce "${workers[@]}")
@@ -81,9 +82,12 @@ cargo bench -q -p hookonce-core --bench pipeline -- "${criterion_args[@]}" >"$ra
 
 # 2. Bundle: exactly the files workerd loads, as deployed.
 step "2/6 bundle sizes"
-sizes() { [[ -f $1 ]] && printf '[%d,%d]' "$(stat -c %s "$1")" "$(gzip -9c "$1" | wc -c)" || printf null; }
-printf '{"wasm":%s,"glue":%s,"baseline":%s}\n' "$(sizes "$build/index_bg.wasm")" \
-    "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js)" >"$raw/bundle.json"
+# sizes FILE...: raw and gzipped bytes of the files as one (a peer: its worker and the recipe).
+sizes() { ls "$@" >/dev/null 2>&1 && printf '[%d,%d]' "$(cat "$@" | wc -c)" "$(cat "$@" | gzip -9 | wc -c)" || printf null; }
+recipe=bench/baseline/recipe.js
+printf '{"wasm":%s,"glue":%s,"baseline":%s,"baseline-bodies":%s}\n' "$(sizes "$build/index_bg.wasm")" \
+    "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js $recipe)" \
+    "$(sizes bench/baseline-bodies/worker.js $recipe)" >"$raw/bundle.json"
 
 step "3/6 building the load generator (release)"
 cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"

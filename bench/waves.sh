@@ -48,7 +48,7 @@ waves=$(cat "$tmp"/rows-* | awk '{print $1}' | sort -n | uniq -c | awk -v r="$ro
 [[ -n $waves ]] || { echo "waves: no wave completed in every round; raise WAVE_SECONDS" >&2; exit 1; }
 printf '%-6s' wave
 for w in "${names[@]}"; do printf '%12s' "$w"; done
-for w in "${names[@]:1}"; do printf '%12s' "$w/peer"; done
+for w in "${builds[@]}"; do printf '%12s' "$w/peer"; done
 echo "   (us of workerd's main thread per request, median of $rounds rounds)"
 for v in $waves; do
     printf '%-6s' "$v"
@@ -57,7 +57,7 @@ for v in $waves; do
         med[$w]=$(awk -v v="$v" '$1 == v {print $2}' "$tmp/rows-$w" | median)
         printf '%12.0f' "${med[$w]}"
     done
-    for w in "${names[@]:1}"; do
+    for w in "${builds[@]}"; do
         awk -v a="${med[$w]}" -v b="${med[peer]}" 'BEGIN {printf "%12.2f", a / b}'
     done
     echo

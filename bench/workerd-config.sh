@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Writes a workerd config serving one worker on 127.0.0.1:PORT, for the benchmark.
-#   bench/workerd-config.sh hookonce|baseline|floor|floor-rs PORT DIR [BUILD_DIR]
+#   bench/workerd-config.sh hookonce|baseline|baseline-bodies|floor|floor-rs PORT DIR [BUILD_DIR]
 # (floor-rs: BUILD_DIR is bench/floor-rs's worker-build output, bench/out/floor-rs by default)
 # DIR receives config.capnp and the Durable Object storage (DIR/do); the config embeds the
 # modules by paths relative to DIR. Run it with: workerd serve DIR/config.capnp
-# Same bindings and Durable Object classes for both workers, so they differ only in code.
+# Same bindings and Durable Object classes for every worker, so they differ only in code.
 set -euo pipefail
 
 kind=$1 port=$2 dir=$3
@@ -24,9 +24,13 @@ case $kind in
         done
         modules="(name = \"index.js\", esModule = embed \"$(rel "$build/index.js")\"),
       (name = \"index_bg.wasm\", wasm = embed \"$(rel "$build/index_bg.wasm")\")" ;;
-    baseline|floor)
+    floor)
         modules="(name = \"worker.js\", esModule = embed \"$(rel "$root/bench/$kind/worker.js")\")" ;;
-    *) echo "usage: $0 hookonce|baseline|floor|floor-rs PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
+    baseline|baseline-bodies)
+        # Both peers import the recipe they share as ./recipe.js.
+        modules="(name = \"worker.js\", esModule = embed \"$(rel "$root/bench/$kind/worker.js")\"),
+      (name = \"recipe.js\", esModule = embed \"$(rel "$root/bench/baseline/recipe.js")\")" ;;
+    *) echo "usage: $0 hookonce|baseline|baseline-bodies|floor|floor-rs PORT DIR [BUILD_DIR]" >&2; exit 2 ;;
 esac
 
 # The deployed compatibility date, so workerd runs the same semantics as production.

@@ -4,7 +4,8 @@
 //! bench-report RAW_DIR CRITERION_DIR
 //! ```
 //! Reads `RAW_DIR/{bundle,meta}.json`, `startup-{worker}.json`, `load-{worker}-{scenario}-r{N}.json`
-//! for each round N (also for the `floor` and `floor-rs` workers, when present),
+//! for each round N (workers `hookonce`, `baseline`, the ids-only peer, and `baseline-bodies`,
+//! the body-keeping peer; also `floor` and `floor-rs`, when present),
 //! `storage-{worker}-{scenario}.json` and, for
 //! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json` (hookonce alone also
 //! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`); and the criterion
@@ -18,7 +19,8 @@ use std::path::Path;
 use hookonce_loadgen::Scenario;
 use serde_json::Value;
 
-const WORKERS: [&str; 2] = ["hookonce", "baseline"];
+/// hookonce, then the peers: ids only, and keeping each raw body with its id.
+const WORKERS: [&str; 3] = ["hookonce", "baseline", "baseline-bodies"];
 const STEPS: [&str; 4] = ["hmac_only", "verify", "verify+parse", "verify+parse+decide"];
 const SIZES: [&str; 2] = ["1KiB", "64KiB"];
 const OUTCOMES: [&str; 3] = ["applied", "duplicate", "stale"];
@@ -166,7 +168,8 @@ fn times(x: Option<f64>) -> String {
 struct Table(String);
 
 impl Table {
-    fn row(&mut self, cells: [&str; 5]) {
+    /// Figure, path, hookonce, the ids-only peer, the body-keeping peer, hookonce over each.
+    fn row(&mut self, cells: [&str; 7]) {
         let _ = writeln!(self.0, "| {} |", cells.join(" | "));
     }
 }
@@ -194,10 +197,12 @@ fn main() {
         "Figure",
         "Path",
         "hookonce",
-        "baseline (JS)",
-        "hookonce / baseline",
+        "peer, ids only (JS)",
+        "peer, bodies kept (JS)",
+        "hookonce / ids-only peer",
+        "hookonce / body-keeping peer",
     ]);
-    t.row(["---", "---", "---:", "---:", "---:"]);
+    t.row(["---", "---", "---:", "---:", "---:", "---:", "---:"]);
 
     // 1. Native core.
     for step in STEPS {
@@ -217,6 +222,8 @@ fn main() {
             &cells.join(" / "),
             NA,
             NA,
+            NA,
+            NA,
         ]);
     }
 
@@ -232,12 +239,16 @@ fn main() {
         &size("wasm"),
         NA,
         NA,
+        NA,
+        NA,
     ]);
     t.row([
-        "JS glue (baseline: whole worker), raw / gzip",
-        "build/index.js; bench/baseline/worker.js",
+        "JS glue (peers: whole worker), raw / gzip",
+        "build/index.js; bench/baseline{,-bodies}/worker.js with bench/baseline/recipe.js",
         &size("glue"),
         &size("baseline"),
+        &size("baseline-bodies"),
+        NA,
         NA,
     ]);
 
@@ -259,10 +270,13 @@ fn main() {
         let runs: Vec<Option<Value>> = all.iter().map(|r| r.as_ref().map(Rounds::merged)).collect();
         let per_round =
             |w: usize, f: fn(&Rounds) -> Vec<f64>| all[w].as_ref().map(f).unwrap_or_default();
-        let eps_rounds = [
-            per_round(0, Rounds::events_per_sec),
-            per_round(1, Rounds::events_per_sec),
-        ];
+        // hookonce's rounds over each peer's: the two ratio cells.
+        let against = |f: fn(&Rounds) -> Vec<f64>| {
+            let h = per_round(0, f);
+            [1, 2].map(|peer| times(paired(&h, &per_round(peer, f))))
+        };
+        let eps_rounds = [0, 1, 2].map(|w| per_round(w, Rounds::events_per_sec));
+        let (eps, p99) = (against(Rounds::events_per_sec), against(Rounds::p99));
         let cell = |f: &dyn Fn(&Value) -> String| -> Vec<String> {
             runs.iter()
                 .map(|r| r.as_ref().map_or(NA.into(), f))
@@ -274,7 +288,9 @@ fn main() {
             &path,
             &e[0],
             &e[1],
-            &times(paired(&eps_rounds[0], &eps_rounds[1])),
+            &e[2],
+            &eps[0],
+            &eps[1],
         ]);
         // The floors, under the same load: a JS Worker whose object answers at once, and
         // the same in Rust, talking to the runtime as the edge does.
@@ -298,6 +314,8 @@ fn main() {
                 &path,
                 &of(&eps_rounds[0]),
                 &of(&eps_rounds[1]),
+                &of(&eps_rounds[2]),
+                NA,
                 NA,
             ]);
         }
@@ -311,18 +329,15 @@ fn main() {
             &path,
             &lat[0],
             &lat[1],
-            &times(paired(
-                &per_round(0, Rounds::p99),
-                &per_round(1, Rounds::p99),
-            )),
+            &lat[2],
+            &p99[0],
+            &p99[1],
         ]);
         // Each round's workerd CPU over its events: what an event cost the runtime, V8's
         // background threads included. Older raw results have none, and then no row.
-        let cpu = [
-            per_round(0, Rounds::cpu_per_event),
-            per_round(1, Rounds::cpu_per_event),
-        ];
+        let cpu = [0, 1, 2].map(|w| per_round(w, Rounds::cpu_per_event));
         if cpu.iter().any(|c| !c.is_empty()) {
+            let ratios = against(Rounds::cpu_per_event);
             let us = |c: &[f64]| median(c).map_or(NA.into(), |x| format!("{x:.0}"));
             t.row([
                 &format!(
@@ -332,7 +347,9 @@ fn main() {
                 &path,
                 &us(&cpu[0]),
                 &us(&cpu[1]),
-                &times(paired(&cpu[0], &cpu[1])),
+                &us(&cpu[2]),
+                &ratios[0],
+                &ratios[1],
             ]);
         }
         let outcomes = cell(&|r| {
@@ -344,6 +361,8 @@ fn main() {
             &path,
             &outcomes[0],
             &outcomes[1],
+            &outcomes[2],
+            NA,
             NA,
         ]);
         for (w, r) in WORKERS.iter().zip(&runs) {
@@ -391,6 +410,8 @@ fn main() {
         "workerd direct, SQL cursor rowsWritten, mean over all scenarios",
         &rows[0],
         &rows[1],
+        &rows[2],
+        NA,
         NA,
     ]);
 
@@ -410,19 +431,22 @@ fn main() {
         let kept = per_event(&format!("hookonce-{}", s.name()));
         let pruned = per_event(&format!("pruned-{}", s.name()));
         let peer = per_event(&format!("baseline-{}", s.name()));
+        let bodies = per_event(&format!("baseline-bodies-{}", s.name()));
         t.row([
             &format!(
-                "`{}` bytes on disk per event: body kept / body pruned (ratio: pruned)",
+                "`{}` bytes on disk per event: body kept / body pruned (ratios: pruned to the ids-only peer, kept to the body-keeping peer)",
                 s.name()
             ),
             "workerd direct, live SQLite pages of the run's objects / events recorded; pruned: body_retention_secs = 1",
             &format!("{} / {}", bytes(kept), bytes(pruned)),
             &format!("{} (keeps no body)", bytes(peer)),
+            &bytes(bodies),
             &ratio(pruned, peer),
+            &ratio(kept, bodies),
         ]);
     }
     // 5c. Events about no entity, GitHub-shaped, in the source's bucket objects: hookonce
-    // only (the baseline has no GitHub source); events/s against hookonce's own `hot`.
+    // only (the peers have no GitHub source); events/s against hookonce's own `hot`.
     if let Some(ne) = Rounds::read(raw, "hookonce-no-entity") {
         let eps = ne.events_per_sec();
         let hot = rounds("hookonce", Scenario::Hot).map(|r| r.events_per_sec());
@@ -431,7 +455,9 @@ fn main() {
             &path,
             &median(&eps).map_or(NA.into(), num),
             NA,
+            NA,
             &times(hot.and_then(|h| paired(&eps, &h))),
+            NA,
         ]);
         t.row([
             "`no-entity` bytes on disk per event: body kept / body pruned",
@@ -443,6 +469,8 @@ fn main() {
             ),
             NA,
             NA,
+            NA,
+            NA,
         ]);
     }
     // Per object too: unlike per event, it does not move with how many events each of a
@@ -452,17 +480,20 @@ fn main() {
         let files = storage["files"].as_f64().filter(|n| *n > 0.0)?;
         Some(storage["live_bytes"].as_f64()? / files)
     };
-    let (kept, pruned, peer) = (
+    let (kept, pruned, peer, bodies) = (
         per_object("hookonce-unique"),
         per_object("pruned-unique"),
         per_object("baseline-unique"),
+        per_object("baseline-bodies-unique"),
     );
     t.row([
-        "`unique` bytes on disk per entity object: body kept / body pruned (ratio: pruned)",
+        "`unique` bytes on disk per entity object: body kept / body pruned (ratios: pruned to the ids-only peer, kept to the body-keeping peer)",
         "workerd direct, live SQLite pages of the run's objects / objects; pruned: body_retention_secs = 1",
         &format!("{} / {}", bytes(kept), bytes(pruned)),
         &format!("{} (keeps no body)", bytes(peer)),
+        &bytes(bodies),
         &ratio(pruned, peer),
+        &ratio(kept, bodies),
     ]);
 
     // 6. Start-up.
@@ -496,7 +527,9 @@ fn main() {
         &format!("workerd direct, empty storage, median of {starts} starts"),
         &ms(&startup[0]),
         &ms(&startup[1]),
+        &ms(&startup[2]),
         &ratio(startup[0], startup[1]),
+        &ratio(startup[0], startup[2]),
     ]);
 
     print!("{}", t.0);
