@@ -6,7 +6,7 @@
 # inside a `sql.exec` call (SQLite included), a wasm function is its own code, and
 # "(no JS frame)" is the runtime serving requests, promises and GC outside any call.
 #
-#   bash bench/perf.sh [hookonce|baseline|floor|floor-rs] [SCENARIO] [SECONDS]
+#   bash bench/perf.sh [hookonce|baseline|baseline-bodies|floor|floor-rs] [SCENARIO] [SECONDS]
 # (floor-rs: BENCH_BUILD_DIR=bench/out/floor-rs)
 #
 # Defaults: hookonce, unique, 16 s of load, sampled from second 4 to 6 s before the end

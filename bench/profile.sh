@@ -2,7 +2,7 @@
 # A V8 CPU profile of one worker under one scenario's load, on workerd direct: where the
 # time goes, before anything is optimised.
 #
-#   bash bench/profile.sh [hookonce|baseline|floor] [SCENARIO] [SECONDS]
+#   bash bench/profile.sh [hookonce|baseline|baseline-bodies|floor] [SCENARIO] [SECONDS]
 #
 # Prints the top functions by self and inclusive time (bench/profile.mjs) and writes
 # bench/out/profile-WORKER-SCENARIO.cpuprofile (open it in Chrome DevTools). wasm frames

@@ -4,7 +4,7 @@
 # prepared statements per object, so this counts exactly what a new object, a change of
 # schema or an uncached statement costs, where events/s are too noisy to show it.
 #
-#   bash bench/statements.sh [hookonce|baseline] [SCENARIO] [SECONDS] [BUILD_DIR]
+#   bash bench/statements.sh [hookonce|baseline|baseline-bodies] [SCENARIO] [SECONDS] [BUILD_DIR]
 #
 # Defaults: hookonce, unique, 1 s (in a 1 s `unique` run every event reaches a new object),
 # build. Needs root and perf (Debian: linux-perf). A 2 s run of the scenario goes first, so
