@@ -12,6 +12,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use hookonce_core::metrics::{Count, OutboxSnapshot};
 use hookonce_core::{
     decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
     source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
@@ -23,7 +24,7 @@ use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
 use crate::bucket::{self, Gate};
-use crate::internal::{Op, OUTCOME_HEADER};
+use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
 use crate::send;
@@ -59,6 +60,8 @@ pub struct EntityObject {
     absent: Cell<bool>,
     /// A bucket's record of its source's buckets, once read.
     bucket: bucket::Known,
+    /// What this object last told its feed of its outbox rows (`report_outbox`).
+    reported: RefCell<Option<OutboxSnapshot>>,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -103,6 +106,7 @@ impl EntityObject {
             }),
             absent: Cell::new(absent),
             bucket: bucket::Known::default(),
+            reported: RefCell::new(None),
         };
         if absent {
             return object;
@@ -190,10 +194,19 @@ impl EntityObject {
         }
         self.readable()?;
         let started = clock::now();
-        let config = outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env).await?;
+        let mut attempts = Vec::new();
+        let config = outbox::on_alarm(
+            &self.state,
+            &self.armed,
+            &self.runs,
+            &self.env,
+            &mut attempts,
+        )
+        .await?;
         if let Some(Ok(loaded)) = config.as_deref() {
             self.note_dead_since(loaded, started)?;
             outbox::prune(&self.state, &self.armed, loaded).await?;
+            self.report_outbox(loaded, attempts).await?;
         }
         Response::ok("done")
     }
@@ -617,6 +630,44 @@ impl EntityObject {
             });
             self.note(source.to_owned(), note, loaded.log);
         }
+        Ok(())
+    }
+
+    /// Tells the source's feed what this object's outbox holds after an alarm pass, when
+    /// that changed or attempts were made (`/metrics`). Awaited, off the event path, and
+    /// an error when the feed does not take it, so that the runtime runs the alarm again
+    /// and the feed's pending and dead figures stay exact.
+    async fn report_outbox(&self, loaded: &Loaded, attempts: Vec<Count>) -> Result<()> {
+        let name = self.state.id().name().unwrap_or_default();
+        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
+            return Ok(());
+        };
+        let mut now = sql::outbox_rows(&self.state.storage().sql())?;
+        let unchanged = match &*self.reported.borrow() {
+            Some(reported) => now.same_rows(reported),
+            // Unknown since the object started: one that never queued a row has none.
+            None => {
+                now.same_rows(&OutboxSnapshot::default()) && self.views.get().has(Optional::Outbox)
+            }
+        };
+        if unchanged && attempts.is_empty() {
+            return Ok(());
+        }
+        now.attempts = attempts;
+        let body = serde_json::to_vec(&now).map_err(|e| worker::Error::RustError(e.to_string()))?;
+        let headers = worker::Headers::new();
+        headers.set("content-type", "application/json")?;
+        let url = FeedOp::Outbox(name.clone()).url();
+        let resp =
+            http::post_to_object(&self.env, FEED_BINDING, source, &url, headers, &body).await?;
+        if !(200..300).contains(&resp.status_code()) {
+            let status = resp.status_code();
+            return Err(worker::Error::RustError(format!(
+                "the feed answered {status}"
+            )));
+        }
+        now.attempts.clear();
+        *self.reported.borrow_mut() = Some(now);
         Ok(())
     }
 

@@ -1,0 +1,415 @@
+//! `GET /metrics`: a source's figures, what feeds them, and their Prometheus text exposition.
+//!
+//! Two kinds of figure, by where they come from:
+//! - exact gauges (pending outbox rows, the oldest one's age, dead letters held) are sums of
+//!   [`OutboxSnapshot`]s: each entity object counts its own outbox rows after every alarm
+//!   pass and the feed object keeps the newest count per object. The alarm awaits the feed's
+//!   answer and fails (so the runtime runs it again) if there is none, so a snapshot is
+//!   never lost, and it costs the event path nothing;
+//! - best-effort counters (deliveries by outcome, rejections by reason, forward attempts by
+//!   result) are added up from the feed's notes ([`counts`]), which a crash can lose.
+//!
+//! Every label is bounded: the source, and a value from a fixed list. Never an entity or an
+//! event id.
+
+use std::fmt::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::feed::Note;
+use crate::retry::AttemptResult;
+use crate::time::UnixSeconds;
+
+/// The counter families a feed object keeps, by name.
+pub const DELIVERIES: &str = "deliveries";
+/// Rejected deliveries by reason.
+pub const REJECTED: &str = "rejected";
+/// Forward attempts by result.
+pub const ATTEMPTS: &str = "attempts";
+
+/// An addition to one counter of a source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Count {
+    /// The family: [`DELIVERIES`], [`REJECTED`] or [`ATTEMPTS`].
+    pub family: String,
+    /// The label value within it (an outcome, a reason, a result).
+    pub label: String,
+    /// How much to add.
+    pub by: u64,
+}
+
+/// The reason label of a rejected delivery, from the status it was answered with.
+pub fn rejected_reason(status: u16) -> &'static str {
+    match status {
+        401 => "signature",
+        413 => "too_large",
+        400 | 422 => "malformed",
+        _ => "other",
+    }
+}
+
+/// The result label of a forward attempt.
+pub fn attempt_result(r: &AttemptResult) -> &'static str {
+    match r {
+        AttemptResult::Status { code, .. } => match code {
+            200..=299 => "2xx",
+            400..=499 => "4xx",
+            500..=599 => "5xx",
+            _ => "other_status",
+        },
+        AttemptResult::Redirect { .. } => "redirect",
+        AttemptResult::Timeout => "timeout",
+        AttemptResult::NetworkError => "network_error",
+        AttemptResult::Enqueued => "enqueued",
+        AttemptResult::QueueError => "queue_error",
+        AttemptResult::TooLarge { .. } => "too_large",
+    }
+}
+
+/// Adds `by` to (`family`, `label`) in `counts`.
+pub fn add(counts: &mut Vec<Count>, family: &str, label: &str, by: u64) {
+    if by == 0 {
+        return;
+    }
+    match counts
+        .iter_mut()
+        .find(|c| c.family == family && c.label == label)
+    {
+        Some(c) => c.by += by,
+        None => counts.push(Count {
+            family: family.to_owned(),
+            label: label.to_owned(),
+            by,
+        }),
+    }
+}
+
+/// The counters a batch of notes adds to, summed per (family, label), in first-seen order.
+/// Requests an isolate did not pass on (`skipped`) have no known status: `unsampled`.
+pub fn counts(notes: &[Note]) -> Vec<Count> {
+    let mut out: Vec<Count> = Vec::new();
+    for note in notes {
+        match note {
+            Note::Delivery { outcome, .. } => add(&mut out, DELIVERIES, outcome.as_str(), 1),
+            Note::Rejected {
+                status, skipped, ..
+            } => {
+                add(&mut out, REJECTED, rejected_reason(*status), 1);
+                add(&mut out, REJECTED, "unsampled", u64::from(*skipped));
+            }
+            Note::Dead(_) | Note::Requeued { .. } => {}
+        }
+    }
+    out
+}
+
+/// What an entity object tells its source's feed after an alarm pass: its own outbox rows
+/// now, and the attempts the pass made.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutboxSnapshot {
+    /// Rows waiting to be delivered.
+    pub pending: u64,
+    /// When the oldest of them was written, unix seconds.
+    pub oldest_pending_at: Option<i64>,
+    /// Dead letters held.
+    pub dead: u64,
+    /// Attempts the pass made, by [`attempt_result`].
+    pub attempts: Vec<Count>,
+}
+
+impl OutboxSnapshot {
+    /// Whether the snapshot says what `reported` said of the rows (attempts aside): then
+    /// the feed need not be told.
+    pub fn same_rows(&self, reported: &OutboxSnapshot) -> bool {
+        (self.pending, self.oldest_pending_at, self.dead)
+            == (reported.pending, reported.oldest_pending_at, reported.dead)
+    }
+}
+
+/// One source's figures, as its feed object answers them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFigures {
+    /// The source.
+    pub source: String,
+    /// Best-effort counters, as [`Count`]s summed since the feed began.
+    pub counters: Vec<Count>,
+    /// Exact: rows pending across the source's objects.
+    pub pending: u64,
+    /// Exact: when the oldest pending row was written.
+    pub oldest_pending_at: Option<i64>,
+    /// Exact: dead letters held across the source's objects.
+    pub dead: u64,
+}
+
+/// What one scrape shows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    /// Whether the configuration fails to load (then there are no sources).
+    pub configuration_invalid: bool,
+    /// Sources whose feed object did not answer.
+    pub unavailable: Vec<String>,
+    /// Each source that answered.
+    pub sources: Vec<SourceFigures>,
+}
+
+/// A label value as the text format writes it: `\`, `"` and line feeds escaped.
+pub fn escape_label(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The counter families: (family, metric, help, label name, the label values always shown).
+const COUNTERS: &[(&str, &str, &str, &str, &[&str])] = &[
+    (
+        DELIVERIES,
+        "hookonce_deliveries_total",
+        "Verified deliveries by what they came to (best-effort: from feed notes).",
+        "outcome",
+        &["applied", "duplicate", "stale"],
+    ),
+    (
+        REJECTED,
+        "hookonce_rejected_deliveries_total",
+        "Deliveries refused before any entity saw them, by reason (best-effort: from feed notes).",
+        "reason",
+        &["signature", "malformed", "too_large"],
+    ),
+    (
+        ATTEMPTS,
+        "hookonce_forward_attempts_total",
+        "Queued forward attempts by result (best-effort: counted by each alarm pass).",
+        "result",
+        &[],
+    ),
+];
+
+/// A gauge family: its name, its help, and its value for a source at a time.
+type Gauge = (
+    &'static str,
+    &'static str,
+    fn(&SourceFigures, UnixSeconds) -> u64,
+);
+
+/// The Prometheus text exposition (format 0.0.4) of `f` at `now`: one HELP and TYPE per
+/// family, samples sorted by source, gauges exact as of each object's last alarm pass.
+pub fn exposition(f: &Figures, now: UnixSeconds) -> String {
+    let mut out = String::new();
+    let mut sources: Vec<&SourceFigures> = f.sources.iter().collect();
+    sources.sort_by(|a, b| a.source.cmp(&b.source));
+    let head = |out: &mut String, name: &str, kind: &str, help: &str| {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    };
+    head(
+        &mut out,
+        "hookonce_configuration_errors",
+        "gauge",
+        "1 when the configuration does not load (no source is served), else 0.",
+    );
+    let _ = writeln!(
+        out,
+        "hookonce_configuration_errors {}",
+        u8::from(f.configuration_invalid)
+    );
+    head(
+        &mut out,
+        "hookonce_source_up",
+        "gauge",
+        "1 when the source's feed object answered this scrape, else 0.",
+    );
+    let mut up: Vec<(&str, u8)> = sources.iter().map(|s| (s.source.as_str(), 1)).collect();
+    up.extend(f.unavailable.iter().map(|s| (s.as_str(), 0)));
+    up.sort();
+    for (s, v) in up {
+        let _ = writeln!(
+            out,
+            "hookonce_source_up{{source=\"{}\"}} {v}",
+            escape_label(s)
+        );
+    }
+    for (family, name, help, label, always) in COUNTERS {
+        head(&mut out, name, "counter", help);
+        for s in &sources {
+            let mut values: Vec<(&str, u64)> = always.iter().map(|v| (*v, 0)).collect();
+            for c in s.counters.iter().filter(|c| c.family == *family) {
+                match values.iter_mut().find(|(v, _)| *v == c.label) {
+                    Some((_, n)) => *n += c.by,
+                    None => values.push((&c.label, c.by)),
+                }
+            }
+            values.sort();
+            let source = escape_label(&s.source);
+            for (v, n) in values {
+                let v = escape_label(v);
+                let _ = writeln!(out, "{name}{{source=\"{source}\",{label}=\"{v}\"}} {n}");
+            }
+        }
+    }
+    let gauges: [Gauge; 3] = [
+        (
+            "hookonce_outbox_pending_rows",
+            "Outbox rows waiting to be delivered (exact, as of each object's last alarm pass).",
+            |s, _| s.pending,
+        ),
+        (
+            "hookonce_outbox_oldest_pending_age_seconds",
+            "Age of the oldest pending outbox row; 0 when none is pending (exact).",
+            |s, now| {
+                s.oldest_pending_at
+                    .map_or(0, |at| u64::try_from(now.0 - at).unwrap_or(0))
+            },
+        ),
+        (
+            "hookonce_dead_letters",
+            "Dead letters held, until requeued (exact).",
+            |s, _| s.dead,
+        ),
+    ];
+    for (name, help, value) in gauges {
+        head(&mut out, name, "gauge", help);
+        for s in &sources {
+            let source = escape_label(&s.source);
+            let _ = writeln!(out, "{name}{{source=\"{source}\"}} {}", value(s, now));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::feed::FeedOutcome;
+
+    fn delivery(outcome: FeedOutcome) -> Note {
+        Note::Delivery {
+            event_id: "evt_1".into(),
+            event_type: "t".into(),
+            entity: Some("ch_1".into()),
+            outcome,
+            rows_written: 1,
+            received_at: 0,
+        }
+    }
+
+    fn count(family: &str, label: &str, by: u64) -> Count {
+        Count {
+            family: family.into(),
+            label: label.into(),
+            by,
+        }
+    }
+
+    #[test]
+    fn notes_add_up_per_family_and_label() {
+        let notes = [
+            delivery(FeedOutcome::Applied),
+            delivery(FeedOutcome::Duplicate),
+            delivery(FeedOutcome::Applied),
+            Note::Rejected {
+                status: 401,
+                reason: "no signature matches".into(),
+                received_at: 0,
+                skipped: 4,
+            },
+            Note::Requeued {
+                entity: "ch_1".into(),
+            },
+        ];
+        assert_eq!(
+            counts(&notes),
+            [
+                count(DELIVERIES, "applied", 2),
+                count(DELIVERIES, "duplicate", 1),
+                count(REJECTED, "signature", 1),
+                count(REJECTED, "unsampled", 4),
+            ]
+        );
+    }
+
+    #[test]
+    fn label_values_escape_backslash_quote_and_newline() {
+        assert_eq!(escape_label("a\\b\"c\nd é"), "a\\\\b\\\"c\\nd é");
+    }
+
+    #[test]
+    fn the_exposition_shows_each_family_once_with_zeroes_for_known_labels() {
+        let f = Figures {
+            configuration_invalid: false,
+            unavailable: vec!["down".into()],
+            sources: vec![SourceFigures {
+                source: "st\"ripe".into(),
+                counters: vec![
+                    count(DELIVERIES, "applied", 3),
+                    count(ATTEMPTS, "5xx", 2),
+                    count(ATTEMPTS, "2xx", 1),
+                ],
+                pending: 2,
+                oldest_pending_at: Some(900),
+                dead: 1,
+            }],
+        };
+        let text = exposition(&f, UnixSeconds(1_000));
+        let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            samples,
+            [
+                "hookonce_configuration_errors 0",
+                "hookonce_source_up{source=\"down\"} 0",
+                "hookonce_source_up{source=\"st\\\"ripe\"} 1",
+                "hookonce_deliveries_total{source=\"st\\\"ripe\",outcome=\"applied\"} 3",
+                "hookonce_deliveries_total{source=\"st\\\"ripe\",outcome=\"duplicate\"} 0",
+                "hookonce_deliveries_total{source=\"st\\\"ripe\",outcome=\"stale\"} 0",
+                "hookonce_rejected_deliveries_total{source=\"st\\\"ripe\",reason=\"malformed\"} 0",
+                "hookonce_rejected_deliveries_total{source=\"st\\\"ripe\",reason=\"signature\"} 0",
+                "hookonce_rejected_deliveries_total{source=\"st\\\"ripe\",reason=\"too_large\"} 0",
+                "hookonce_forward_attempts_total{source=\"st\\\"ripe\",result=\"2xx\"} 1",
+                "hookonce_forward_attempts_total{source=\"st\\\"ripe\",result=\"5xx\"} 2",
+                "hookonce_outbox_pending_rows{source=\"st\\\"ripe\"} 2",
+                "hookonce_outbox_oldest_pending_age_seconds{source=\"st\\\"ripe\"} 100",
+                "hookonce_dead_letters{source=\"st\\\"ripe\"} 1",
+            ]
+        );
+        let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
+        assert_eq!(types, 8, "one TYPE per family");
+        assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn a_configuration_that_does_not_load_is_one_gauge() {
+        let f = Figures {
+            configuration_invalid: true,
+            ..Figures::default()
+        };
+        let text = exposition(&f, UnixSeconds(0));
+        assert!(
+            text.contains("\nhookonce_configuration_errors 1\n"),
+            "{text}"
+        );
+        assert!(!text.contains("source="));
+    }
+
+    #[test]
+    fn a_snapshot_with_the_same_rows_needs_no_report() {
+        let a = OutboxSnapshot {
+            pending: 1,
+            oldest_pending_at: Some(5),
+            dead: 0,
+            attempts: vec![count(ATTEMPTS, "5xx", 1)],
+        };
+        let b = OutboxSnapshot {
+            attempts: vec![],
+            ..a.clone()
+        };
+        assert!(a.same_rows(&b));
+        assert!(!a.same_rows(&OutboxSnapshot::default()));
+        assert_eq!(attempt_result(&AttemptResult::Timeout), "timeout");
+        assert_eq!(rejected_reason(413), "too_large");
+    }
+}

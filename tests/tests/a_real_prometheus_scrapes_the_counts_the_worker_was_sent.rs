@@ -1,0 +1,151 @@
+//! `GET /metrics` under a real Prometheus (Debian's package): it scrapes the worker on
+//! workerd with the admin token, and its HTTP API reports the deliveries sent, by outcome;
+//! the rejected ones, by reason; the forward attempts, by the origin's own record of what
+//! it answered; and one dead letter, with nothing left pending. `promtool check metrics`
+//! passes on the text, and a scrape without the token gets a 401 problem.
+
+use std::time::Duration;
+
+use hookonce_e2e::origin::{self, Origin, Reply};
+use hookonce_e2e::prometheus::{promtool_check_metrics, Prometheus};
+use hookonce_e2e::workerd::Workerd;
+use hookonce_e2e::{dev_var, standard_webhooks_headers, unix_now};
+
+const TOKEN_BINDING: &str = "HOOKONCE_ADMIN_TOKEN";
+
+fn send(w: &Workerd, id: &str, kind: &str, entity: &str, created_at: i64) -> String {
+    let body = origin::event_body(id, kind, entity, created_at);
+    let secret = dev_var(origin::SECRET_BINDING);
+    let headers = standard_webhooks_headers(&secret, id, unix_now(), &body);
+    let r = w.post(&format!("/webhooks/{}", origin::SOURCE), &headers, &body);
+    assert_eq!(r.status, 200, "{r}");
+    r.header("hookonce-outcome").unwrap_or_default().to_owned()
+}
+
+#[test]
+fn prometheus_reports_what_the_worker_was_sent() {
+    let o = Origin::start();
+    // The application takes every event but one, which it answers 410 Gone: a dead letter.
+    o.set_policy(|key, _| match key {
+        Some("evt_gone") => Reply::Gone,
+        _ => Reply::OK,
+    });
+    let w = Workerd::builder()
+        .sources(origin::sources(serde_json::json!({
+            "url": o.url("/hooks"),
+            "schedule_secs": [1],
+            "window_secs": 5,
+            "timeout_secs": 2,
+        })))
+        .start();
+    let token = dev_var(TOKEN_BINDING);
+
+    let unauthorised = w.get("/metrics");
+    assert_eq!(unauthorised.status, 401, "{unauthorised}");
+    assert_eq!(
+        unauthorised.header("content-type"),
+        Some("application/problem+json"),
+        "{unauthorised}"
+    );
+
+    let p = Prometheus::start(w.addr(), &token);
+
+    // Four applied (one of them to be a dead letter), two duplicates, one stale.
+    let now = unix_now();
+    let mut outcomes = Vec::new();
+    for (id, entity) in [
+        ("evt_a", "ent_a"),
+        ("evt_b", "ent_b"),
+        ("evt_gone", "ent_c"),
+    ] {
+        outcomes.push(send(&w, id, "item.noticed", entity, now));
+    }
+    outcomes.push(send(&w, "evt_new", "item.snapshot", "ent_s", now));
+    outcomes.push(send(&w, "evt_old", "item.snapshot", "ent_s", now - 60));
+    outcomes.push(send(&w, "evt_a", "item.noticed", "ent_a", now));
+    outcomes.push(send(&w, "evt_b", "item.noticed", "ent_b", now));
+    assert_eq!(
+        outcomes,
+        [
+            "applied",
+            "applied",
+            "applied",
+            "applied",
+            "stale",
+            "duplicate",
+            "duplicate"
+        ]
+    );
+    // Three refused: two with a signature that does not match, one with none.
+    let body = origin::event_body("evt_bad", "item.noticed", "ent_a", now);
+    let forged = standard_webhooks_headers(
+        "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "evt_bad",
+        now,
+        &body,
+    );
+    let path = format!("/webhooks/{}", origin::SOURCE);
+    for _ in 0..2 {
+        assert_eq!(w.post(&path, &forged, &body).status, 401);
+    }
+    assert_eq!(w.post(&path, &[] as &[(&str, &str)], &body).status, 401);
+
+    let timeout = Duration::from_secs(25);
+    let at = |expr: &str, want: f64| {
+        let got = p.wait_for(expr, want, timeout);
+        assert_eq!(got, Some(want), "{expr}\n{}", p.logs());
+    };
+    at(r#"up{job="hookonce"}"#, 1.0);
+    at(r#"hookonce_dead_letters{source="acme"}"#, 1.0);
+    at(r#"hookonce_outbox_pending_rows{source="acme"}"#, 0.0);
+    at(
+        r#"hookonce_outbox_oldest_pending_age_seconds{source="acme"}"#,
+        0.0,
+    );
+    at(
+        r#"hookonce_deliveries_total{source="acme",outcome="applied"}"#,
+        4.0,
+    );
+    at(
+        r#"hookonce_deliveries_total{source="acme",outcome="duplicate"}"#,
+        2.0,
+    );
+    at(
+        r#"hookonce_deliveries_total{source="acme",outcome="stale"}"#,
+        1.0,
+    );
+    at(
+        r#"hookonce_rejected_deliveries_total{source="acme",reason="signature"}"#,
+        3.0,
+    );
+    at(r#"hookonce_configuration_errors"#, 0.0);
+    // The attempts, by what the origin recorded answering.
+    let answered = |reply: Reply| o.requests().iter().filter(|r| r.reply == reply).count() as f64;
+    at(
+        r#"hookonce_forward_attempts_total{source="acme",result="2xx"}"#,
+        answered(Reply::OK),
+    );
+    at(
+        r#"hookonce_forward_attempts_total{source="acme",result="4xx"}"#,
+        answered(Reply::Gone),
+    );
+    assert_eq!(answered(Reply::Gone), 1.0, "a 410 is not retried");
+
+    let auth = [("authorization", format!("Bearer {token}"))];
+    let scraped = w.request("GET", "/metrics", &auth, None);
+    assert_eq!(scraped.status, 200, "{scraped}");
+    assert_eq!(
+        scraped.header("content-type"),
+        Some("text/plain; version=0.0.4; charset=utf-8")
+    );
+    let text = scraped.text();
+    if let Err(said) = promtool_check_metrics(&text) {
+        panic!("promtool check metrics fails: {said}\n{text}");
+    }
+    for id in ["evt_a", "ent_a", "evt_gone"] {
+        assert!(
+            !text.contains(id),
+            "no label names an event or entity: {text}"
+        );
+    }
+}
