@@ -3,9 +3,10 @@
 //! Two kinds of figure, by where they come from:
 //! - exact gauges (pending outbox rows, the oldest one's age, dead letters held) are sums of
 //!   [`OutboxSnapshot`]s: each entity object counts its own outbox rows after every alarm
-//!   pass and the feed object keeps the newest count per object. The alarm awaits the feed's
-//!   answer and fails (so the runtime runs it again) if there is none, so a snapshot is
-//!   never lost, and it costs the event path nothing;
+//!   pass (every change to them is followed by one) and the feed object keeps the newest
+//!   count per object. The alarm awaits the feed's answer and, without one, keeps an alarm
+//!   within a minute to tell it again, so a snapshot is never lost; a snapshot is absolute,
+//!   so telling it twice is harmless. The event path pays nothing;
 //! - best-effort counters (deliveries by outcome, rejections by reason, forward attempts by
 //!   result) are added up from the feed's notes ([`counts`]), which a crash can lose.
 //!

@@ -12,13 +12,14 @@
 
 use std::cell::{Cell, RefCell};
 
-use hookonce_core::metrics::{Count, OutboxSnapshot};
+use hookonce_core::metrics::{self, Count, OutboxSnapshot};
 use hookonce_core::{
     decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
     source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
     EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
     ENTITY_EVENTS, ENTITY_OUTBOX,
 };
+use hookonce_core::{failure_log, Seconds};
 use hookonce_core::{object_kind, ObjectKind};
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
@@ -31,7 +32,7 @@ use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::sql::{Batch, Guard, Optional, Unit, Views};
 use crate::task::export_object;
-use crate::{answer, clock, http, notes, outbox, sql};
+use crate::{answer, clock, http, logs, notes, outbox, sql};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -62,6 +63,8 @@ pub struct EntityObject {
     bucket: bucket::Known,
     /// What this object last told its feed of its outbox rows (`report_outbox`).
     reported: RefCell<Option<OutboxSnapshot>>,
+    /// Attempts counted and not yet taken by the feed.
+    unsent: RefCell<Vec<Count>>,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -107,6 +110,7 @@ impl EntityObject {
             absent: Cell::new(absent),
             bucket: bucket::Known::default(),
             reported: RefCell::new(None),
+            unsent: RefCell::new(Vec::new()),
         };
         if absent {
             return object;
@@ -634,10 +638,16 @@ impl EntityObject {
     }
 
     /// Tells the source's feed what this object's outbox holds after an alarm pass, when
-    /// that changed or attempts were made (`/metrics`). Awaited, off the event path, and
-    /// an error when the feed does not take it, so that the runtime runs the alarm again
-    /// and the feed's pending and dead figures stay exact.
-    async fn report_outbox(&self, loaded: &Loaded, attempts: Vec<Count>) -> Result<()> {
+    /// that changed or attempts were made (`/metrics`), off the event path. Until the feed
+    /// has taken it, the object keeps an alarm within a minute to tell it again, so the
+    /// feed's pending and dead figures stay exact; a feed that fails never holds back the
+    /// forwarding (the alarm's own work is done by then).
+    async fn report_outbox(&self, loaded: &Loaded, made: Vec<Count>) -> Result<()> {
+        // Attempts a failed report did not carry go with this one.
+        let mut attempts = self.unsent.take();
+        for c in &made {
+            metrics::add(&mut attempts, &c.family, &c.label, c.by);
+        }
         let name = self.state.id().name().unwrap_or_default();
         let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
             return Ok(());
@@ -654,21 +664,41 @@ impl EntityObject {
             return Ok(());
         }
         now.attempts = attempts;
-        let body = serde_json::to_vec(&now).map_err(|e| worker::Error::RustError(e.to_string()))?;
-        let headers = worker::Headers::new();
-        headers.set("content-type", "application/json")?;
-        let url = FeedOp::Outbox(name.clone()).url();
-        let resp =
-            http::post_to_object(&self.env, FEED_BINDING, source, &url, headers, &body).await?;
-        if !(200..300).contains(&resp.status_code()) {
-            let status = resp.status_code();
-            return Err(worker::Error::RustError(format!(
-                "the feed answered {status}"
-            )));
+        match self.tell_feed(source, &name, &now).await {
+            Ok(()) => {
+                now.attempts.clear();
+                *self.reported.borrow_mut() = Some(now);
+            }
+            Err(e) => {
+                logs::emit(loaded.log, failure_log("feed_write_failed", source, &e));
+                self.unsent.replace(now.attempts);
+                let again = clock::now().plus(Seconds::MINUTE);
+                outbox::ensure_alarm(&self.state, &self.armed, again).await?;
+            }
         }
-        now.attempts.clear();
-        *self.reported.borrow_mut() = Some(now);
         Ok(())
+    }
+
+    /// Posts `snapshot` to the feed object of `source`, as `object`'s.
+    async fn tell_feed(
+        &self,
+        source: &str,
+        object: &str,
+        snapshot: &OutboxSnapshot,
+    ) -> std::result::Result<(), String> {
+        let body = serde_json::to_vec(snapshot).map_err(|e| e.to_string())?;
+        let headers = worker::Headers::new();
+        headers
+            .set("content-type", "application/json")
+            .map_err(|e| e.to_string())?;
+        let url = FeedOp::Outbox(object.to_owned()).url();
+        let resp = http::post_to_object(&self.env, FEED_BINDING, source, &url, headers, &body)
+            .await
+            .map_err(|e| e.to_string())?;
+        match resp.status_code() {
+            200..=299 => Ok(()),
+            status => Err(format!("the feed answered {status}")),
+        }
     }
 
     /// Synchronous mode: one call to the destination while the provider waits.
