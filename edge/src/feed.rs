@@ -124,9 +124,9 @@ impl FeedObject {
             }
             FeedOp::Metrics => {
                 let figures = figures(&self.state.storage().sql(), source)?;
-                let figures = serde_json::to_value(figures)
+                let body = serde_json::to_vec(&figures)
                     .map_err(|e| worker::Error::RustError(e.to_string()))?;
-                json_response(200, &figures, "application/json")
+                problem::bytes_response(200, body, "application/json")
             }
         }
     }
@@ -306,7 +306,10 @@ fn figures(sql: &SqlStorage, source: String) -> Result<SourceFigures> {
         }
     }
     let counters: Vec<Counter> = sql
-        .exec("SELECT family, label, value FROM counter", None)?
+        .exec(
+            "SELECT family, label, value FROM counter ORDER BY family, label",
+            None,
+        )?
         .all()?;
     let rows: Rows = sql
         .exec(
