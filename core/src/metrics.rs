@@ -15,8 +15,6 @@
 
 use std::fmt::Write;
 
-use serde::{Deserialize, Serialize};
-
 use crate::feed::Note;
 use crate::retry::AttemptResult;
 use crate::time::UnixSeconds;
@@ -29,7 +27,7 @@ pub const REJECTED: &str = "rejected";
 pub const ATTEMPTS: &str = "attempts";
 
 /// An addition to one counter of a source.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Count {
     /// The family: [`DELIVERIES`], [`REJECTED`] or [`ATTEMPTS`].
     pub family: String,
@@ -106,7 +104,7 @@ pub fn counts(notes: &[Note]) -> Vec<Count> {
 
 /// What an entity object tells its source's feed after an alarm pass: its own outbox rows
 /// now, and the attempts the pass made.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboxSnapshot {
     /// Rows waiting to be delivered.
     pub pending: u64,
@@ -127,8 +125,85 @@ impl OutboxSnapshot {
     }
 }
 
+/// The text an object and its feed pass figures in: a line a figure, `pending N`,
+/// `oldest T` (only when a row is pending), `dead N`, and `count FAMILY LABEL N` a counter.
+/// Not JSON: serde's derives cost the wasm several KB a type, this a few hundred bytes.
+fn encode(pending: u64, oldest: Option<i64>, dead: u64, counts: &[Count]) -> String {
+    let mut out = format!("pending {pending}\ndead {dead}\n");
+    if let Some(t) = oldest {
+        let _ = writeln!(out, "oldest {t}");
+    }
+    for c in counts {
+        let _ = writeln!(out, "count {} {} {}", c.family, c.label, c.by);
+    }
+    out
+}
+
+/// Reads back what [`encode`] wrote; `None` if a line is not one it writes.
+fn decode(text: &str) -> Option<(u64, Option<i64>, u64, Vec<Count>)> {
+    let (mut pending, mut oldest, mut dead, mut counts) = (0, None, 0, Vec::new());
+    for line in text.lines() {
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[..] {
+            ["pending", n] => pending = n.parse().ok()?,
+            ["dead", n] => dead = n.parse().ok()?,
+            ["oldest", t] => oldest = Some(t.parse().ok()?),
+            ["count", family, label, n] => add(&mut counts, family, label, n.parse().ok()?),
+            _ => return None,
+        }
+    }
+    Some((pending, oldest, dead, counts))
+}
+
+impl OutboxSnapshot {
+    /// As an object sends it to its feed.
+    pub fn encode(&self) -> String {
+        encode(
+            self.pending,
+            self.oldest_pending_at,
+            self.dead,
+            &self.attempts,
+        )
+    }
+
+    /// Reads back what [`OutboxSnapshot::encode`] wrote.
+    pub fn decode(text: &str) -> Option<OutboxSnapshot> {
+        let (pending, oldest_pending_at, dead, attempts) = decode(text)?;
+        Some(OutboxSnapshot {
+            pending,
+            oldest_pending_at,
+            dead,
+            attempts,
+        })
+    }
+}
+
+impl SourceFigures {
+    /// As a feed answers them (without the source: the Worker asked it by name).
+    pub fn encode(&self) -> String {
+        encode(
+            self.pending,
+            self.oldest_pending_at,
+            self.dead,
+            &self.counters,
+        )
+    }
+
+    /// Reads back what [`SourceFigures::encode`] wrote, for `source`.
+    pub fn decode(source: &str, text: &str) -> Option<SourceFigures> {
+        let (pending, oldest_pending_at, dead, counters) = decode(text)?;
+        Some(SourceFigures {
+            source: source.to_owned(),
+            counters,
+            pending,
+            oldest_pending_at,
+            dead,
+        })
+    }
+}
+
 /// One source's figures, as its feed object answers them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceFigures {
     /// The source.
     pub source: String,
@@ -392,6 +467,24 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("source="));
+    }
+
+    #[test]
+    fn figures_and_snapshots_travel_as_text_and_come_back_the_same() {
+        let f = SourceFigures {
+            source: "acme".into(),
+            counters: vec![count(DELIVERIES, "applied", 3), count(ATTEMPTS, "5xx", 2)],
+            pending: 2,
+            oldest_pending_at: Some(-5),
+            dead: 1,
+        };
+        assert_eq!(SourceFigures::decode("acme", &f.encode()), Some(f));
+        let s = OutboxSnapshot::default();
+        assert_eq!(s.encode(), "pending 0\ndead 0\n");
+        assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
+        for bad in ["pending x", "pending 1 2", "oldest", "count a b", "{}"] {
+            assert_eq!(OutboxSnapshot::decode(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -686,10 +686,10 @@ impl EntityObject {
         object: &str,
         snapshot: &OutboxSnapshot,
     ) -> std::result::Result<(), String> {
-        let body = serde_json::to_vec(snapshot).map_err(|e| e.to_string())?;
+        let body = snapshot.encode().into_bytes();
         let headers = worker::Headers::new();
         headers
-            .set("content-type", "application/json")
+            .set("content-type", "text/plain")
             .map_err(|e| e.to_string())?;
         let url = FeedOp::Outbox(object.to_owned()).url();
         let resp = http::post_to_object(&self.env, FEED_BINDING, source, &url, headers, &body)

@@ -111,8 +111,8 @@ impl FeedObject {
             },
             FeedOp::Dead => self.dead(&source),
             FeedOp::Outbox(object) => {
-                let body = req.bytes().await?;
-                let Ok(snapshot) = serde_json::from_slice::<OutboxSnapshot>(&body) else {
+                let body = req.text().await?;
+                let Some(snapshot) = OutboxSnapshot::decode(&body) else {
                     return problem::BAD_REQUEST.respond("not an outbox snapshot");
                 };
                 let sql = self.state.storage().sql();
@@ -124,9 +124,7 @@ impl FeedObject {
             }
             FeedOp::Metrics => {
                 let figures = figures(&self.state.storage().sql(), source)?;
-                let body = serde_json::to_vec(&figures)
-                    .map_err(|e| worker::Error::RustError(e.to_string()))?;
-                problem::bytes_response(200, body, "application/json")
+                problem::bytes_response(200, figures.encode().into_bytes(), "text/plain")
             }
         }
     }

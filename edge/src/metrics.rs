@@ -42,7 +42,5 @@ async fn source_figures(env: &Env, source: &str) -> Option<SourceFigures> {
     if resp.status_code() != 200 {
         return None;
     }
-    // From bytes, as every other JSON the edge reads: `Response::json` reads through
-    // serde_json's `StrRead`, a second copy of the deserializer in the wasm.
-    serde_json::from_slice(&resp.bytes().await.ok()?).ok()
+    SourceFigures::decode(source, &resp.text().await.ok()?)
 }
