@@ -1,7 +1,7 @@
 //! `GET /metrics` under a real Prometheus (Debian's package): it scrapes the worker on
 //! workerd with the admin token, and its HTTP API reports the deliveries sent, by outcome;
 //! the rejected ones, by reason; the forward attempts, by the origin's own record of what
-//! it answered; and one dead letter, with nothing left pending. `promtool check metrics`
+//! it answered; one dead letter; and one row pending, as old as it is. `promtool check metrics`
 //! passes on the text, and a scrape without the token gets a 401 problem.
 
 use std::time::Duration;
@@ -25,16 +25,18 @@ fn send(w: &Workerd, id: &str, kind: &str, entity: &str, created_at: i64) -> Str
 #[test]
 fn prometheus_reports_what_the_worker_was_sent() {
     let o = Origin::start();
-    // The application takes every event but one, which it answers 410 Gone: a dead letter.
+    // The application takes every event but two: one it answers 410 Gone (a dead letter),
+    // one 500 (pending, its retry due after the test).
     o.set_policy(|key, _| match key {
         Some("evt_gone") => Reply::Gone,
+        Some("evt_fail") => Reply::Status(500),
         _ => Reply::OK,
     });
     let w = Workerd::builder()
         .sources(origin::sources(serde_json::json!({
             "url": o.url("/hooks"),
-            "schedule_secs": [1],
-            "window_secs": 5,
+            "schedule_secs": [60],
+            "window_secs": 120,
             "timeout_secs": 2,
         })))
         .start();
@@ -50,13 +52,14 @@ fn prometheus_reports_what_the_worker_was_sent() {
 
     let p = Prometheus::start(w.addr(), &token);
 
-    // Four applied (one of them to be a dead letter), two duplicates, one stale.
+    // Five applied (one to be a dead letter, one pending), two duplicates, one stale.
     let now = unix_now();
     let mut outcomes = Vec::new();
     for (id, entity) in [
         ("evt_a", "ent_a"),
         ("evt_b", "ent_b"),
         ("evt_gone", "ent_c"),
+        ("evt_fail", "ent_d"),
     ] {
         outcomes.push(send(&w, id, "item.noticed", entity, now));
     }
@@ -67,6 +70,7 @@ fn prometheus_reports_what_the_worker_was_sent() {
     assert_eq!(
         outcomes,
         [
+            "applied",
             "applied",
             "applied",
             "applied",
@@ -97,14 +101,18 @@ fn prometheus_reports_what_the_worker_was_sent() {
     };
     at(r#"up{job="hookonce"}"#, 1.0);
     at(r#"hookonce_dead_letters{source="acme"}"#, 1.0);
-    at(r#"hookonce_outbox_pending_rows{source="acme"}"#, 0.0);
-    at(
-        r#"hookonce_outbox_oldest_pending_age_seconds{source="acme"}"#,
-        0.0,
+    at(r#"hookonce_outbox_pending_rows{source="acme"}"#, 1.0);
+    // Its age grows as the scrapes go on: the row was written when evt_fail arrived.
+    let age = r#"hookonce_outbox_oldest_pending_age_seconds{source="acme"}"#;
+    at(&format!("{age} >= bool 2"), 1.0);
+    let (shown, since) = (p.query(age).unwrap(), (unix_now() - now) as f64);
+    assert!(
+        shown <= since + 1.0,
+        "{shown} s shown, {since} s since it was sent"
     );
     at(
         r#"hookonce_deliveries_total{source="acme",outcome="applied"}"#,
-        4.0,
+        5.0,
     );
     at(
         r#"hookonce_deliveries_total{source="acme",outcome="duplicate"}"#,
@@ -129,7 +137,12 @@ fn prometheus_reports_what_the_worker_was_sent() {
         r#"hookonce_forward_attempts_total{source="acme",result="4xx"}"#,
         answered(Reply::Gone),
     );
+    at(
+        r#"hookonce_forward_attempts_total{source="acme",result="5xx"}"#,
+        answered(Reply::Status(500)),
+    );
     assert_eq!(answered(Reply::Gone), 1.0, "a 410 is not retried");
+    assert_eq!(answered(Reply::Status(500)), 1.0, "no retry is due yet");
 
     let auth = [("authorization", format!("Bearer {token}"))];
     let scraped = w.request("GET", "/metrics", &auth, None);
