@@ -10,6 +10,8 @@ use crate::{api, clock, http, problem, sources};
 /// The text format's media type.
 const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
 
+/// `GET /metrics`: one request to each configured source's feed object, one after another
+/// (sources are few and configured; a feed that does not answer is `hookonce_source_up 0`).
 pub async fn serve(req: &Request, env: &Env) -> Result<Response> {
     let loaded = sources::load(env);
     let mut figures = Figures::default();
