@@ -12,6 +12,8 @@ use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hookonce_core::encode_component;
+
 /// A Prometheus server on 127.0.0.1 with its storage in a temp dir, scraping one target's
 /// `/metrics` every second with the admin token as bearer credentials; killed on drop.
 pub struct Prometheus {
@@ -86,7 +88,7 @@ impl Prometheus {
     /// The sum of an instant query's samples through `/api/v1/query`; `None` when it has
     /// no sample (nothing scraped yet).
     pub fn query(&self, expr: &str) -> Option<f64> {
-        let path = format!("/api/v1/query?query={}", encode(expr));
+        let path = format!("/api/v1/query?query={}", encode_component(expr));
         let r = self.get(&path)?;
         assert_eq!(r.status, 200, "query {expr}: {r}");
         let v = r.json();
@@ -153,16 +155,4 @@ pub fn promtool_check_metrics(text: &str) -> Result<String, String> {
         true => Ok(said),
         false => Err(said),
     }
-}
-
-/// `s` as a query-string value.
-fn encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -110,37 +110,31 @@ fn prometheus_reports_what_the_worker_was_sent() {
         shown <= since + 1.0,
         "{shown} s shown, {since} s since it was sent"
     );
-    at(
-        r#"hookonce_deliveries_total{source="acme",outcome="applied"}"#,
-        5.0,
-    );
-    at(
-        r#"hookonce_deliveries_total{source="acme",outcome="duplicate"}"#,
-        2.0,
-    );
-    at(
-        r#"hookonce_deliveries_total{source="acme",outcome="stale"}"#,
-        1.0,
-    );
-    at(
-        r#"hookonce_rejected_deliveries_total{source="acme",reason="signature"}"#,
-        3.0,
-    );
+    let counted = [
+        ("deliveries_total", "outcome", "applied", 5.0),
+        ("deliveries_total", "outcome", "duplicate", 2.0),
+        ("deliveries_total", "outcome", "stale", 1.0),
+        ("rejected_deliveries_total", "reason", "signature", 3.0),
+    ];
+    let series = |name: &str, label: &str, value: &str| {
+        format!(r#"hookonce_{name}{{source="acme",{label}="{value}"}}"#)
+    };
+    for (name, label, value, want) in counted {
+        at(&series(name, label, value), want);
+    }
     at(r#"hookonce_configuration_errors"#, 0.0);
     // The attempts, by what the origin recorded answering.
     let answered = |reply: Reply| o.requests().iter().filter(|r| r.reply == reply).count() as f64;
-    at(
-        r#"hookonce_forward_attempts_total{source="acme",result="2xx"}"#,
-        answered(Reply::OK),
-    );
-    at(
-        r#"hookonce_forward_attempts_total{source="acme",result="4xx"}"#,
-        answered(Reply::Gone),
-    );
-    at(
-        r#"hookonce_forward_attempts_total{source="acme",result="5xx"}"#,
-        answered(Reply::Status(500)),
-    );
+    for (result, reply) in [
+        ("2xx", Reply::OK),
+        ("4xx", Reply::Gone),
+        ("5xx", Reply::Status(500)),
+    ] {
+        at(
+            &series("forward_attempts_total", "result", result),
+            answered(reply),
+        );
+    }
     assert_eq!(answered(Reply::Gone), 1.0, "a 410 is not retried");
     assert_eq!(answered(Reply::Status(500)), 1.0, "no retry is due yet");
 
