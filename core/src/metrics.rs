@@ -3,10 +3,11 @@
 //! Two kinds of figure, by where they come from:
 //! - exact gauges (pending outbox rows, the oldest one's age, dead letters held) are sums of
 //!   [`OutboxSnapshot`]s: each entity object counts its own outbox rows after every alarm
-//!   pass (every change to them is followed by one) and the feed object keeps the newest
-//!   count per object. The alarm awaits the feed's answer and, without one, keeps an alarm
-//!   within a minute to tell it again, so a snapshot is never lost; a snapshot is absolute,
-//!   so telling it twice is harmless. The event path pays nothing;
+//!   pass (every change to them is followed by one) and, when they differ from what it last
+//!   told its feed, tells it and awaits the answer; without one it keeps an alarm within a
+//!   minute to tell it again, so a snapshot is never lost, and as a snapshot is absolute,
+//!   telling it twice is harmless. A healthy destination costs nothing: a row enqueued and
+//!   delivered leaves the count as it was. The event path pays nothing;
 //! - best-effort counters (deliveries by outcome, rejections by reason, forward attempts by
 //!   result) are added up from the feed's notes ([`counts`]), which a crash can lose.
 //!
@@ -46,6 +47,20 @@ pub fn rejected_reason(status: u16) -> &'static str {
         _ => "other",
     }
 }
+
+/// Every label [`attempt_result`] gives: the feed counts no other.
+pub const ATTEMPT_RESULTS: &[&str] = &[
+    "2xx",
+    "4xx",
+    "5xx",
+    "other_status",
+    "redirect",
+    "timeout",
+    "network_error",
+    "enqueued",
+    "queue_error",
+    "too_large",
+];
 
 /// The result label of a forward attempt.
 pub fn attempt_result(r: &AttemptResult) -> &'static str {
@@ -96,15 +111,18 @@ pub fn counts(notes: &[Note]) -> Vec<Count> {
                 add(&mut out, REJECTED, rejected_reason(*status), 1);
                 add(&mut out, REJECTED, "unsampled", u64::from(*skipped));
             }
-            Note::Dead(_) | Note::Requeued { .. } => {}
+            Note::Attempts { result, count } if ATTEMPT_RESULTS.contains(&result.as_str()) => {
+                add(&mut out, ATTEMPTS, result, u64::from(*count));
+            }
+            Note::Dead(_) | Note::Requeued { .. } | Note::Attempts { .. } => {}
         }
     }
     out
 }
 
-/// What an entity object tells its source's feed after an alarm pass: its own outbox rows
-/// now, and the attempts the pass made.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What an entity object tells its source's feed after an alarm pass that changed it: its
+/// own outbox rows now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OutboxSnapshot {
     /// Rows waiting to be delivered.
     pub pending: u64,
@@ -112,17 +130,6 @@ pub struct OutboxSnapshot {
     pub oldest_pending_at: Option<i64>,
     /// Dead letters held.
     pub dead: u64,
-    /// Attempts the pass made, by [`attempt_result`].
-    pub attempts: Vec<Count>,
-}
-
-impl OutboxSnapshot {
-    /// Whether the snapshot says what `reported` said of the rows (attempts aside): then
-    /// the feed need not be told.
-    pub fn same_rows(&self, reported: &OutboxSnapshot) -> bool {
-        (self.pending, self.oldest_pending_at, self.dead)
-            == (reported.pending, reported.oldest_pending_at, reported.dead)
-    }
 }
 
 /// The text an object and its feed pass figures in: a line a figure, `pending N`,
@@ -158,23 +165,21 @@ fn decode(text: &str) -> Option<(u64, Option<i64>, u64, Vec<Count>)> {
 impl OutboxSnapshot {
     /// As an object sends it to its feed.
     pub fn encode(&self) -> String {
-        encode(
-            self.pending,
-            self.oldest_pending_at,
-            self.dead,
-            &self.attempts,
-        )
+        encode(self.pending, self.oldest_pending_at, self.dead, &[])
     }
 
-    /// Reads back what [`OutboxSnapshot::encode`] wrote.
+    /// Reads back what [`OutboxSnapshot::encode`] wrote; counters are not its to carry.
     pub fn decode(text: &str) -> Option<OutboxSnapshot> {
-        let (pending, oldest_pending_at, dead, attempts) = decode(text)?;
-        Some(OutboxSnapshot {
-            pending,
-            oldest_pending_at,
-            dead,
-            attempts,
-        })
+        match decode(text)? {
+            (pending, oldest_pending_at, dead, counts) if counts.is_empty() => {
+                Some(OutboxSnapshot {
+                    pending,
+                    oldest_pending_at,
+                    dead,
+                })
+            }
+            _ => None,
+        }
     }
 }
 
@@ -482,26 +487,46 @@ mod tests {
         let s = OutboxSnapshot::default();
         assert_eq!(s.encode(), "pending 0\ndead 0\n");
         assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
-        for bad in ["pending x", "pending 1 2", "oldest", "count a b", "{}"] {
+        let bad = [
+            "pending x",
+            "pending 1 2",
+            "oldest",
+            "count a b",
+            "{}",
+            "count a b 1",
+        ];
+        for bad in bad {
             assert_eq!(OutboxSnapshot::decode(bad), None, "{bad}");
         }
     }
 
     #[test]
-    fn a_snapshot_with_the_same_rows_needs_no_report() {
-        let a = OutboxSnapshot {
-            pending: 1,
-            oldest_pending_at: Some(5),
-            dead: 0,
-            attempts: vec![count(ATTEMPTS, "5xx", 1)],
-        };
-        let b = OutboxSnapshot {
-            attempts: vec![],
-            ..a.clone()
-        };
-        assert!(a.same_rows(&b));
-        assert!(!a.same_rows(&OutboxSnapshot::default()));
-        assert_eq!(attempt_result(&AttemptResult::Timeout), "timeout");
+    fn attempts_are_counted_by_result_and_an_unknown_result_is_not() {
+        let notes = [
+            Note::Attempts {
+                result: "5xx".into(),
+                count: 2,
+            },
+            Note::Attempts {
+                result: "evt_123".into(),
+                count: 1,
+            },
+        ];
+        assert_eq!(counts(&notes), [count(ATTEMPTS, "5xx", 2)]);
+        for r in [
+            AttemptResult::Timeout,
+            AttemptResult::NetworkError,
+            AttemptResult::Enqueued,
+            AttemptResult::QueueError,
+            AttemptResult::TooLarge { bytes: 1 },
+            AttemptResult::redirect(301, None),
+            AttemptResult::answered(204, None, None, UnixSeconds(0)),
+            AttemptResult::answered(410, None, None, UnixSeconds(0)),
+            AttemptResult::answered(503, None, None, UnixSeconds(0)),
+            AttemptResult::answered(103, None, None, UnixSeconds(0)),
+        ] {
+            assert!(ATTEMPT_RESULTS.contains(&attempt_result(&r)), "{r:?}");
+        }
         assert_eq!(rejected_reason(413), "too_large");
     }
 }

@@ -12,7 +12,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use hookonce_core::metrics::{self, Count, OutboxSnapshot};
+use hookonce_core::metrics::{Count, OutboxSnapshot};
 use hookonce_core::{
     decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
     source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
@@ -61,10 +61,9 @@ pub struct EntityObject {
     absent: Cell<bool>,
     /// A bucket's record of its source's buckets, once read.
     bucket: bucket::Known,
-    /// What this object last told its feed of its outbox rows (`report_outbox`).
-    reported: RefCell<Option<OutboxSnapshot>>,
-    /// Attempts counted and not yet taken by the feed.
-    unsent: RefCell<Vec<Count>>,
+    /// What this object last told its feed of its outbox rows (`report_outbox`); a new
+    /// object's feed knows it has none.
+    reported: Cell<Option<OutboxSnapshot>>,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -109,8 +108,7 @@ impl EntityObject {
             }),
             absent: Cell::new(absent),
             bucket: bucket::Known::default(),
-            reported: RefCell::new(None),
-            unsent: RefCell::new(Vec::new()),
+            reported: Cell::new(opened.fresh.then(OutboxSnapshot::default)),
         };
         if absent {
             return object;
@@ -209,8 +207,9 @@ impl EntityObject {
         .await?;
         if let Some(Ok(loaded)) = config.as_deref() {
             self.note_dead_since(loaded, started)?;
+            self.note_attempts(loaded, attempts);
             outbox::prune(&self.state, &self.armed, loaded).await?;
-            self.report_outbox(loaded, attempts).await?;
+            self.report_outbox(loaded).await?;
         }
         Response::ok("done")
     }
@@ -637,41 +636,46 @@ impl EntityObject {
         Ok(())
     }
 
-    /// Tells the source's feed what this object's outbox holds after an alarm pass, when
-    /// that changed or attempts were made (`/metrics`), off the event path. Until the feed
-    /// has taken it, the object keeps an alarm within a minute to tell it again, so the
-    /// feed's pending and dead figures stay exact; a feed that fails never holds back the
-    /// forwarding (the alarm's own work is done by then).
-    async fn report_outbox(&self, loaded: &Loaded, made: Vec<Count>) -> Result<()> {
-        // Attempts a failed report did not carry go with this one.
-        let mut attempts = self.unsent.take();
-        for c in &made {
-            metrics::add(&mut attempts, &c.family, &c.label, c.by);
+    /// Notes an alarm pass's attempts in the source's feed, by result (best-effort, with
+    /// the other notes: batched, off the path).
+    fn note_attempts(&self, loaded: &Loaded, attempts: Vec<Count>) {
+        let name = self.state.id().name().unwrap_or_default();
+        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
+            return;
+        };
+        for c in attempts {
+            let count = u32::try_from(c.by).unwrap_or(u32::MAX);
+            let note = Note::Attempts {
+                result: c.label,
+                count,
+            };
+            self.note(source.to_owned(), note, loaded.log);
         }
+    }
+
+    /// Tells the source's feed what this object's outbox holds after an alarm pass, when it
+    /// differs from what the feed was last told (`/metrics`), off the event path. Until the
+    /// feed has taken it, the object keeps an alarm within a minute to tell it again, so
+    /// the feed's pending and dead figures stay exact; a feed that fails never holds back
+    /// the forwarding (the alarm's own work is done by then).
+    async fn report_outbox(&self, loaded: &Loaded) -> Result<()> {
         let name = self.state.id().name().unwrap_or_default();
         let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
             return Ok(());
         };
-        let mut now = sql::outbox_rows(&self.state.storage().sql())?;
-        let unchanged = match &*self.reported.borrow() {
-            Some(reported) => now.same_rows(reported),
+        let now = sql::outbox_rows(&self.state.storage().sql())?;
+        let told = match self.reported.get() {
+            Some(reported) => reported == now,
             // Unknown since the object started: one that never queued a row has none.
-            None => {
-                now.same_rows(&OutboxSnapshot::default()) && self.views.get().has(Optional::Outbox)
-            }
+            None => now == OutboxSnapshot::default() && self.views.get().has(Optional::Outbox),
         };
-        if unchanged && attempts.is_empty() {
+        if told {
             return Ok(());
         }
-        now.attempts = attempts;
         match self.tell_feed(source, &name, &now).await {
-            Ok(()) => {
-                now.attempts.clear();
-                *self.reported.borrow_mut() = Some(now);
-            }
+            Ok(()) => self.reported.set(Some(now)),
             Err(e) => {
                 logs::emit(loaded.log, failure_log("feed_write_failed", source, &e));
-                self.unsent.replace(now.attempts);
                 let again = clock::now().plus(Seconds::MINUTE);
                 outbox::ensure_alarm(&self.state, &self.armed, again).await?;
             }

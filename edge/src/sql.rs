@@ -973,7 +973,6 @@ pub fn outbox_rows(sql: &SqlStorage) -> worker::Result<OutboxSnapshot> {
         pending: u64::try_from(r.pending).unwrap_or_default(),
         oldest_pending_at: r.oldest,
         dead: u64::try_from(r.dead).unwrap_or_default(),
-        attempts: Vec::new(),
     }))
 }
 
