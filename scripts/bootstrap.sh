@@ -5,7 +5,8 @@
 #   node_modules (npm ci from package-lock.json: wrangler, esbuild, binaryen, node 22),
 #   the standardwebhooks Python package (the e2e tests verify forwarded signatures with it),
 #   schemathesis (PyPI; the contract test fuzzes the running worker from edge/assets/openapi.json),
-#   Debian's chromium and tests/browser/'s playwright-core (the inspector's browser test).
+#   Debian's chromium and tests/browser/'s playwright-core (the inspector's browser test),
+#   Debian's prometheus with promtool (the /metrics test against a real Prometheus).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -114,20 +115,26 @@ else
     echo "bootstrap: warning: python3 not found; the OpenAPI contract test needs schemathesis" >&2
 fi
 
-# 7. Chromium (Debian's package) for the inspector's browser test (tests/browser/).
-if [[ -x /usr/bin/chromium ]]; then
-    step "chromium" "present"
-elif command -v apt-get >/dev/null; then
-    step "chromium" "apt-get install chromium"
-    log=$(mktemp)
-    sudo_=""; [[ $(id -u) -eq 0 ]] || sudo_="sudo"
-    if ! { $sudo_ apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -q chromium; } >"$log" 2>&1; then
-        cat "$log" >&2; rm -f "$log"; die "apt-get install chromium failed"
+# 7. Debian packages: chromium for the inspector's browser test (tests/browser/), prometheus
+#    (with promtool) for the /metrics test against a real Prometheus.
+apt_install() { # binary package purpose [apt-get install options]
+    if [[ -x "$1" ]]; then
+        step "$2" "present"
+    elif command -v apt-get >/dev/null; then
+        step "$2" "apt-get install $2"
+        local log; log=$(mktemp)
+        local sudo_=""; [[ $(id -u) -eq 0 ]] || sudo_="sudo"
+        if ! { $sudo_ apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -q "${@:4}" "$2"; } >"$log" 2>&1; then
+            cat "$log" >&2; rm -f "$log"; die "apt-get install $2 failed"
+        fi
+        rm -f "$log"
+    else
+        echo "bootstrap: warning: no apt-get; install $2 at $1 for $3" >&2
     fi
-    rm -f "$log"
-else
-    echo "bootstrap: warning: no apt-get; install Chromium at /usr/bin/chromium for the inspector test" >&2
-fi
+}
+apt_install /usr/bin/chromium chromium "the inspector test"
+# Without its recommends: the node exporter and its monitoring tools are not needed.
+apt_install /usr/bin/prometheus prometheus "the /metrics test" --no-install-recommends
 
 # 8. playwright-core (npm) for the browser test, from tests/browser/package-lock.json.
 stamp=tests/browser/node_modules/.package-lock.json

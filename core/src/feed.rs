@@ -207,6 +207,14 @@ pub enum Note {
         /// The entity.
         entity: String,
     },
+    /// An alarm pass made forward attempts that came to this result (`/metrics` counts
+    /// them; the feed keeps no row).
+    Attempts {
+        /// `metrics::attempt_result`'s label.
+        result: String,
+        /// How many.
+        count: u32,
+    },
 }
 
 /// A dead letter, as noted and as kept.
@@ -410,6 +418,7 @@ pub fn admit(
                 entity: entity.clone(),
             }]
         }
+        Note::Attempts { .. } => return Vec::new(),
     }
     if seq % PRUNE_EVERY == 0 {
         writes.push(FeedWrite::Prune {

@@ -87,6 +87,7 @@ mod handoff;
 mod hex;
 mod idempotency;
 mod log;
+pub mod metrics;
 mod names;
 pub mod outbound;
 mod outbox;

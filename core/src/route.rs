@@ -17,6 +17,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/entities/{source}/{entity}"),
     ("GET", "/sources/{source}/events"),
     ("GET", "/sources/{source}/dead"),
+    ("GET", "/metrics"),
     ("GET", "/events/{source}/{event_id}"),
     ("POST", "/admin/outbox/{source}/{entity}/retry"),
     ("POST", "/admin/replay/{source}/{event_id}"),
@@ -59,6 +60,8 @@ pub enum Route {
         /// The source name.
         source: String,
     },
+    /// `GET /metrics`: every source's figures in the Prometheus text format.
+    Metrics,
     /// `GET /inspect`: the inspector page.
     Inspect,
     /// `GET /events/{source}/{event_id}?entity=E`: one stored event.
@@ -164,6 +167,7 @@ impl Route {
                     source: (*source).into(),
                 },
             ),
+            ["metrics"] => ("GET", Route::Metrics),
             ["inspect"] => ("GET", Route::Inspect),
             ["events", source, event_id] => (
                 "GET",

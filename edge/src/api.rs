@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use worker::{Env, Request, Response, Result};
 
 use crate::internal::{FeedOp, Op, ENTITY_BINDING, FEED_BINDING};
-use crate::sources::Source;
+use crate::sources::{Loaded, Source};
 use crate::{http, problem, sources};
 
 /// `GET /`: what this is and where things are.
@@ -77,6 +77,17 @@ fn source_of(route: &Route) -> Option<&str> {
     }
 }
 
+/// The 401 problem for a request without the admin token, if it has not got it.
+pub fn refuse_without_token(req: &Request, loaded: &Loaded) -> Option<Result<Response>> {
+    // Answers to callers without the token name no binding (the README says which).
+    let Some(token) = loaded.admin_token.as_deref() else {
+        let off = "the read and admin APIs are off on this deployment";
+        return Some(problem::UNAUTHORIZED.respond(off));
+    };
+    let missing = http::bearer(req, [token]).is_none();
+    missing.then(|| problem::UNAUTHORIZED.respond("send Authorization: Bearer <admin token>"))
+}
+
 /// A read or admin route: authenticate, then ask the object that owns the entity (or the
 /// source's feed).
 pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> {
@@ -88,12 +99,8 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
         Ok(l) => l,
         Err(e) => return sources::misconfigured_for(req, env, e),
     };
-    // Answers to callers without the token name no binding (the README says which).
-    let Some(token) = loaded.admin_token.as_deref() else {
-        return problem::UNAUTHORIZED.respond("the read and admin APIs are off on this deployment");
-    };
-    if http::bearer(req, [token]).is_none() {
-        return problem::UNAUTHORIZED.respond("send Authorization: Bearer <admin token>");
+    if let Some(refused) = refuse_without_token(req, loaded) {
+        return refused;
     }
     let Some(found) = loaded.source(source) else {
         return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));

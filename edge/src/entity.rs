@@ -12,25 +12,27 @@
 
 use std::cell::{Cell, RefCell};
 
+use hookonce_core::metrics::{Count, OutboxSnapshot};
 use hookonce_core::{
     decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
     source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
     EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
     ENTITY_EVENTS, ENTITY_OUTBOX,
 };
+use hookonce_core::{failure_log, Seconds};
 use hookonce_core::{object_kind, ObjectKind};
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
 use crate::bucket::{self, Gate};
-use crate::internal::{Op, OUTCOME_HEADER};
+use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::sql::{Batch, Guard, Optional, Unit, Views};
 use crate::task::export_object;
-use crate::{answer, clock, http, notes, outbox, sql};
+use crate::{answer, clock, http, logs, notes, outbox, sql};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -59,6 +61,9 @@ pub struct EntityObject {
     absent: Cell<bool>,
     /// A bucket's record of its source's buckets, once read.
     bucket: bucket::Known,
+    /// What this object last told its feed of its outbox rows (`report_outbox`); a new
+    /// object's feed knows it has none.
+    reported: Cell<Option<OutboxSnapshot>>,
 }
 
 /// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
@@ -103,6 +108,7 @@ impl EntityObject {
             }),
             absent: Cell::new(absent),
             bucket: bucket::Known::default(),
+            reported: Cell::new(opened.fresh.then(OutboxSnapshot::default)),
         };
         if absent {
             return object;
@@ -190,10 +196,20 @@ impl EntityObject {
         }
         self.readable()?;
         let started = clock::now();
-        let config = outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env).await?;
+        let mut attempts = Vec::new();
+        let config = outbox::on_alarm(
+            &self.state,
+            &self.armed,
+            &self.runs,
+            &self.env,
+            &mut attempts,
+        )
+        .await?;
         if let Some(Ok(loaded)) = config.as_deref() {
             self.note_dead_since(loaded, started)?;
+            self.note_attempts(loaded, attempts);
             outbox::prune(&self.state, &self.armed, loaded).await?;
+            self.report_outbox(loaded).await?;
         }
         Response::ok("done")
     }
@@ -618,6 +634,75 @@ impl EntityObject {
             self.note(source.to_owned(), note, loaded.log);
         }
         Ok(())
+    }
+
+    /// Notes an alarm pass's attempts in the source's feed, by result (best-effort, with
+    /// the other notes: batched, off the path).
+    fn note_attempts(&self, loaded: &Loaded, attempts: Vec<Count>) {
+        let name = self.state.id().name().unwrap_or_default();
+        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
+            return;
+        };
+        for c in attempts {
+            let count = u32::try_from(c.by).unwrap_or(u32::MAX);
+            let note = Note::Attempts {
+                result: c.label,
+                count,
+            };
+            self.note(source.to_owned(), note, loaded.log);
+        }
+    }
+
+    /// Tells the source's feed what this object's outbox holds after an alarm pass, when it
+    /// differs from what the feed was last told (`/metrics`), off the event path. Until the
+    /// feed has taken it, the object keeps an alarm within a minute to tell it again, so
+    /// the feed's pending and dead figures stay exact; a feed that fails never holds back
+    /// the forwarding (the alarm's own work is done by then).
+    async fn report_outbox(&self, loaded: &Loaded) -> Result<()> {
+        let name = self.state.id().name().unwrap_or_default();
+        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
+            return Ok(());
+        };
+        let now = sql::outbox_rows(&self.state.storage().sql())?;
+        let told = match self.reported.get() {
+            Some(reported) => reported == now,
+            // Unknown since the object started: one that never queued a row has none.
+            None => now == OutboxSnapshot::default() && self.views.get().has(Optional::Outbox),
+        };
+        if told {
+            return Ok(());
+        }
+        match self.tell_feed(source, &name, &now).await {
+            Ok(()) => self.reported.set(Some(now)),
+            Err(e) => {
+                logs::emit(loaded.log, failure_log("feed_write_failed", source, &e));
+                let again = clock::now().plus(Seconds::MINUTE);
+                outbox::ensure_alarm(&self.state, &self.armed, again).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Posts `snapshot` to the feed object of `source`, as `object`'s.
+    async fn tell_feed(
+        &self,
+        source: &str,
+        object: &str,
+        snapshot: &OutboxSnapshot,
+    ) -> std::result::Result<(), String> {
+        let body = snapshot.encode().into_bytes();
+        let headers = worker::Headers::new();
+        headers
+            .set("content-type", "text/plain")
+            .map_err(|e| e.to_string())?;
+        let url = FeedOp::Outbox(object.to_owned()).url();
+        let resp = http::post_to_object(&self.env, FEED_BINDING, source, &url, headers, &body)
+            .await
+            .map_err(|e| e.to_string())?;
+        match resp.status_code() {
+            200..=299 => Ok(()),
+            status => Err(format!("the feed answered {status}")),
+        }
     }
 
     /// Synchronous mode: one call to the destination while the provider waits.

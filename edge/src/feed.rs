@@ -2,6 +2,7 @@
 //! dead letters across entities, bounded as core's `feed` module decides: every batch of notes
 //! runs read → `feed_admit_batch` → one statement per `FeedWrite`, in one transaction.
 
+use hookonce_core::metrics::{self, Count, OutboxSnapshot, SourceFigures};
 use hookonce_core::{
     encode_component, feed_admit_batch, feed_cursor, next_cursor, split_url, FeedOutcome,
     FeedQuery, FeedRow, FeedState, FeedWrite, Note, RejectWindow,
@@ -35,6 +36,20 @@ CREATE TABLE IF NOT EXISTS dead (
   last_result TEXT NOT NULL,
   at          INTEGER NOT NULL,
   PRIMARY KEY (entity, event_id)
+) WITHOUT ROWID;
+-- /metrics (core's `metrics`): best-effort counters summed from notes, and each entity
+-- object's outbox rows as its last alarm pass counted them (exact; absent when none).
+CREATE TABLE IF NOT EXISTS counter (
+  family TEXT NOT NULL,
+  label  TEXT NOT NULL,
+  value  INTEGER NOT NULL,
+  PRIMARY KEY (family, label)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outbox_rows (
+  object            TEXT PRIMARY KEY,
+  pending           INTEGER NOT NULL,
+  oldest_pending_at INTEGER,
+  dead              INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS reject_window (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
@@ -86,7 +101,7 @@ impl FeedObject {
                     for w in feed_admit_batch(&notes, &state, policy, now) {
                         execute(&sql, &w)?;
                     }
-                    Ok(())
+                    add_counts(&sql, &metrics::counts(&notes))
                 })?;
                 Ok(Response::empty()?.with_status(204))
             }
@@ -95,6 +110,19 @@ impl FeedObject {
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             FeedOp::Dead => self.dead(&source),
+            FeedOp::Outbox(object) => {
+                let body = req.text().await?;
+                let Some(snapshot) = OutboxSnapshot::decode(&body) else {
+                    return problem::BAD_REQUEST.respond("not an outbox snapshot");
+                };
+                let sql = self.state.storage().sql();
+                keep_outbox_rows(&sql, &object, &snapshot)?;
+                Ok(Response::empty()?.with_status(204))
+            }
+            FeedOp::Metrics => {
+                let figures = figures(&self.state.storage().sql(), source)?;
+                problem::bytes_response(200, figures.encode().into_bytes(), "text/plain")
+            }
         }
     }
 }
@@ -212,6 +240,95 @@ fn execute(sql: &SqlStorage, w: &FeedWrite) -> Result<()> {
         }
     };
     Ok(())
+}
+
+/// Adds `counts` to the source's counters.
+fn add_counts(sql: &SqlStorage, counts: &[Count]) -> Result<()> {
+    for c in counts {
+        sql::run(
+            sql,
+            "INSERT INTO counter (family, label, value) VALUES (?, ?, ?)
+             ON CONFLICT (family, label) DO UPDATE SET value = value + excluded.value",
+            &[
+                text(&c.family),
+                text(&c.label),
+                int(i64::try_from(c.by).unwrap_or(i64::MAX)),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// Keeps what `object` counted of its outbox rows; an object with none has no row.
+fn keep_outbox_rows(sql: &SqlStorage, object: &str, s: &OutboxSnapshot) -> Result<()> {
+    let count = |n: u64| int(i64::try_from(n).unwrap_or(i64::MAX));
+    if s.pending == 0 && s.dead == 0 {
+        sql::run(
+            sql,
+            "DELETE FROM outbox_rows WHERE object = ?",
+            &[text(object)],
+        )?;
+    } else {
+        sql::run(
+            sql,
+            "INSERT OR REPLACE INTO outbox_rows (object, pending, oldest_pending_at, dead)
+             VALUES (?, ?, ?, ?)",
+            &[
+                text(object),
+                count(s.pending),
+                s.oldest_pending_at.map_or(sql::NULL, int),
+                count(s.dead),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+/// The source's figures: its counters, and its objects' outbox rows summed.
+fn figures(sql: &SqlStorage, source: String) -> Result<SourceFigures> {
+    row! {
+        struct Counter {
+            family: String,
+            label: String,
+            value: i64,
+        }
+    }
+    row! {
+        struct Rows {
+            pending: i64,
+            oldest: Option<i64>,
+            dead: i64,
+        }
+    }
+    let counters: Vec<Counter> = sql
+        .exec(
+            "SELECT family, label, value FROM counter ORDER BY family, label",
+            None,
+        )?
+        .all()?;
+    let rows: Rows = sql
+        .exec(
+            "SELECT COALESCE(SUM(pending), 0) AS pending, MIN(oldest_pending_at) AS oldest,
+                    COALESCE(SUM(dead), 0) AS dead
+             FROM outbox_rows",
+            None,
+        )?
+        .single()?;
+    let n = |v: i64| u64::try_from(v).unwrap_or_default();
+    Ok(SourceFigures {
+        source,
+        counters: counters
+            .into_iter()
+            .map(|c| Count {
+                family: c.family,
+                label: c.label,
+                by: n(c.value),
+            })
+            .collect(),
+        pending: n(rows.pending),
+        oldest_pending_at: rows.oldest,
+        dead: n(rows.dead),
+    })
 }
 
 /// The read API path of an entity.

@@ -88,6 +88,11 @@ pub enum FeedOp {
     Events(String),
     /// The dead letters.
     Dead,
+    /// An entity object's outbox rows after an alarm pass (`metrics::OutboxSnapshot`),
+    /// kept under the object's name.
+    Outbox(String),
+    /// The source's figures for `/metrics` (`metrics::SourceFigures`).
+    Metrics,
 }
 
 impl FeedOp {
@@ -98,6 +103,10 @@ impl FeedOp {
             FeedOp::Notes => format!("{base}/notes"),
             FeedOp::Events(q) => format!("{base}/events?{q}"),
             FeedOp::Dead => format!("{base}/dead"),
+            FeedOp::Outbox(object) => {
+                format!("{base}/outbox?object={}", encode_component(object))
+            }
+            FeedOp::Metrics => format!("{base}/metrics"),
         }
     }
 
@@ -107,6 +116,8 @@ impl FeedOp {
             "/notes" => FeedOp::Notes,
             "/events" => FeedOp::Events(query.to_owned()),
             "/dead" => FeedOp::Dead,
+            "/outbox" => FeedOp::Outbox(query_param(query, "object")?.ok()?),
+            "/metrics" => FeedOp::Metrics,
             _ => return None,
         })
     }

@@ -131,9 +131,17 @@ impl KeyObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        if outbox::on_alarm(&self.state, &self.armed, &self.runs, &self.env)
-            .await?
-            .is_some()
+        // Published messages belong to no source: `/metrics` does not count their attempts.
+        let mut attempts = Vec::new();
+        if outbox::on_alarm(
+            &self.state,
+            &self.armed,
+            &self.runs,
+            &self.env,
+            &mut attempts,
+        )
+        .await?
+        .is_some()
         {
             self.prune().await?;
         }

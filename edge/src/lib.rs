@@ -31,6 +31,7 @@ mod ingest;
 mod internal;
 mod keys;
 mod logs;
+mod metrics;
 mod notes;
 mod outbox;
 mod problem;
@@ -164,6 +165,7 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         | Route::Event { .. }
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,
+        Route::Metrics => metrics::serve(&Request::from(req), env).await,
         Route::Publish => publish::publish(req.into(), env).await,
         Route::MessageStatus => publish::status(req.into(), env).await,
     };

@@ -12,6 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use hookonce_core::drain::Read;
+use hookonce_core::metrics::{self, Count};
 use hookonce_core::{
     attempt_log, next_prune, order_of, outbox_target, prune_plan, source_of, Drain, DrainCommand,
     DrainInput, DrainRun, Order, Outgoing, Seconds, Secret, Target, UnixSeconds,
@@ -144,6 +145,7 @@ pub async fn on_alarm(
     armed: &Armed,
     runs: &Runs,
     env: &Env,
+    attempts: &mut Vec<Count>,
 ) -> worker::Result<Option<Config>> {
     armed.fired();
     let config = sources::load(env);
@@ -156,7 +158,7 @@ pub async fn on_alarm(
         .name()
         .map_or(Order::HeadOfLine, |n| order_of(&n));
     let (run, first) = runs.0.borrow_mut().alarm(clock::now(), order);
-    let delivered = deliver_due(state, armed, runs, run, first, env, loaded).await;
+    let delivered = deliver_due(state, armed, runs, run, first, env, loaded, attempts).await;
     if delivered.is_err() {
         // The runtime retries the alarm; that invocation must not find this run under way.
         runs.0.borrow_mut().abandon(run);
@@ -166,7 +168,9 @@ pub async fn on_alarm(
 }
 
 /// Carries out `run`'s commands, from `command` on, until core's `Drain` says it is done:
-/// due rows in order, head of line first, each made durable before the next.
+/// due rows in order, head of line first, each made durable before the next; each
+/// attempt's result is added to `attempts`.
+#[allow(clippy::too_many_arguments)]
 async fn deliver_due(
     state: &State,
     armed: &Armed,
@@ -175,6 +179,7 @@ async fn deliver_due(
     mut command: DrainCommand<Via<'_>>,
     env: &Env,
     loaded: &Loaded,
+    attempts: &mut Vec<Count>,
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
@@ -193,7 +198,11 @@ async fn deliver_due(
                 }
             }
             DrainCommand::Send { attempt, via } => DrainInput::Sent {
-                result: send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await,
+                result: {
+                    let r = send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await;
+                    metrics::add(attempts, metrics::ATTEMPTS, metrics::attempt_result(&r), 1);
+                    r
+                },
                 schedule: via.to.schedule,
                 // Rounded up: a wait of n seconds from a truncated now could end up to 1 s
                 // early, before a Retry-After has run out.

@@ -78,12 +78,16 @@ pub fn misconfigured() -> worker::Result<Response> {
 /// carries the admin token (read from its binding, as the configuration is not usable);
 /// else [`misconfigured`].
 pub fn misconfigured_for(req: &Request, env: &Env, error: &str) -> worker::Result<Response> {
-    match text(env, ADMIN_TOKEN) {
-        Some(token) if http::bearer(req, [token.as_str()]).is_some() => {
-            problem::CONFIG.respond(error)
-        }
-        _ => misconfigured(),
+    match carries_admin_token(req, env) {
+        true => problem::CONFIG.respond(error),
+        false => misconfigured(),
     }
+}
+
+/// Whether `req` carries the admin token, read from its binding: for answers given while
+/// the configuration is not usable.
+pub fn carries_admin_token(req: &Request, env: &Env) -> bool {
+    text(env, ADMIN_TOKEN).is_some_and(|token| http::bearer(req, [token.as_str()]).is_some())
 }
 
 /// The binding of the read and admin APIs' bearer token.

@@ -4,6 +4,7 @@
 
 use std::sync::OnceLock;
 
+use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::{
     unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, Order, OutboxStatus,
     Outcome, Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
@@ -947,6 +948,31 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
         oldest_body: r.body.map(UnixSeconds),
         oldest_pending: r.pending.map(UnixSeconds),
         oldest_delivered: r.delivered.map(UnixSeconds),
+    }))
+}
+
+/// The object's outbox rows for `/metrics`: pending, the oldest pending's time, dead.
+/// `outbox_by_status` makes each a range of the index.
+pub fn outbox_rows(sql: &SqlStorage) -> worker::Result<OutboxSnapshot> {
+    row! {
+        struct Counted {
+            pending: i64,
+            oldest: Option<i64>,
+            dead: i64,
+        }
+    }
+    let pending = text(OutboxStatus::Pending.as_str());
+    let r: Option<Counted> = first(
+        sql,
+        "SELECT (SELECT COUNT(*) FROM outbox WHERE status = ?1) AS pending,
+                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?1) AS oldest,
+                (SELECT COUNT(*) FROM outbox WHERE status = ?2) AS dead",
+        vec![pending, text(OutboxStatus::Dead.as_str())],
+    )?;
+    Ok(r.map_or_else(OutboxSnapshot::default, |r| OutboxSnapshot {
+        pending: u64::try_from(r.pending).unwrap_or_default(),
+        oldest_pending_at: r.oldest,
+        dead: u64::try_from(r.dead).unwrap_or_default(),
     }))
 }
 

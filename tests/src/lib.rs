@@ -32,6 +32,7 @@ pub mod buckets;
 pub mod oracle;
 pub mod origin;
 pub mod peers;
+pub mod prometheus;
 pub mod publish;
 pub mod raw;
 pub mod readme;

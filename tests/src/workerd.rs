@@ -193,6 +193,21 @@ const worker :Workerd.Worker = (
     }
 }
 
+/// Makes `cmd`'s process die (SIGKILL) when the thread that spawns it ends, even if the
+/// test process is killed.
+pub(crate) fn dies_with_this_thread(cmd: &mut Command) {
+    // SAFETY: prctl and getppid are async-signal-safe; nothing else runs here.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() == 1 {
+                libc::_exit(1); // the parent is gone already
+            }
+            Ok(())
+        });
+    }
+}
+
 /// The test worker behind [`Workerd::hand_off`]: the request's body, as it is, to the
 /// named entity object's internal ingest operation.
 const HANDOFF_JS: &str = r#"export default {
@@ -327,16 +342,7 @@ impl Workerd {
                 .stdin(Stdio::null())
                 .stdout(log.try_clone().expect("dup log"))
                 .stderr(log.try_clone().expect("dup log"));
-            // SAFETY: prctl and getppid are async-signal-safe; nothing else runs here.
-            unsafe {
-                cmd.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    if libc::getppid() == 1 {
-                        libc::_exit(1); // the parent is gone already
-                    }
-                    Ok(())
-                });
-            }
+            dies_with_this_thread(&mut cmd);
             let mut child = cmd.spawn().expect("spawn workerd");
             loop {
                 if let Ok(Some(status)) = child.try_wait() {

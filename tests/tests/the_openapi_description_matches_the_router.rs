@@ -97,6 +97,9 @@ fn every_path_parameter_is_declared_and_every_error_is_a_problem_document() {
             let want = if status.starts_with('2') && path == "/inspect" {
                 // The one page: the inspector.
                 "text/html"
+            } else if status.starts_with('2') && path == "/metrics" {
+                // What Prometheus scrapes.
+                "text/plain; version=0.0.4; charset=utf-8"
             } else if status.starts_with('2') {
                 "application/json"
             } else {
