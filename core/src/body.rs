@@ -49,14 +49,15 @@ impl BodyLimit {
     }
 
     /// The request's `Content-Length`, before anything is read: refused if it says more
-    /// than the limit. Otherwise the room to set aside for the body: the declared length
-    /// when there is one (the runtime holds the client to it), else nothing up front.
-    /// A value that is not a length (framing the runtime refuses) reserves nothing.
-    pub fn declared(&self, content_length: Option<&str>) -> Result<usize, TooLarge> {
+    /// than the limit. Otherwise the declared length, if there is one: the runtime holds the
+    /// client to it, so the body can be read whole in one call and is never longer. Without
+    /// one (a chunked body), `None`: read it chunk by chunk through [`BodyLimit::chunk`].
+    /// A value that is not a length (framing the runtime refuses) counts as none.
+    pub fn declared(&self, content_length: Option<&str>) -> Result<Option<usize>, TooLarge> {
         match content_length.and_then(|v| v.trim().parse::<u64>().ok()) {
             Some(n) if n > self.limit as u64 => Err(TooLarge { limit: self.limit }),
-            Some(n) => Ok(usize::try_from(n).unwrap_or(0)),
-            None => Ok(0),
+            Some(n) => Ok(usize::try_from(n).ok()),
+            None => Ok(None),
         }
     }
 
@@ -99,10 +100,10 @@ mod tests {
             b.declared(Some("18446744073709551615")),
             Err(TooLarge { limit: 64 })
         );
-        assert_eq!(b.declared(Some("64")), Ok(64));
-        assert_eq!(b.declared(Some(" 10 ")), Ok(10));
-        assert_eq!(b.declared(None), Ok(0));
-        assert_eq!(b.declared(Some("abc")), Ok(0));
+        assert_eq!(b.declared(Some("64")), Ok(Some(64)));
+        assert_eq!(b.declared(Some(" 10 ")), Ok(Some(10)));
+        assert_eq!(b.declared(None), Ok(None));
+        assert_eq!(b.declared(Some("abc")), Ok(None));
     }
 
     #[test]

@@ -37,22 +37,34 @@ impl BodyError {
     }
 }
 
-/// The request body, read chunk by chunk from the runtime's stream and counted against
-/// `limit` as it comes (core's [`BodyLimit`]): a declared length over the limit is refused
-/// before anything is read, and a chunked body as soon as it passes the limit, so no more
+/// The request body, counted against `limit` (core's [`BodyLimit`]): a declared length
+/// over the limit is refused before anything is read; a declared length within it is read
+/// whole in one call (the runtime holds the client to it); a chunked body is read chunk by
+/// chunk from the runtime's stream and refused as soon as it passes the limit. So no more
 /// than `limit` bytes are ever held here (and one chunk on the runtime's side). Read from
 /// the runtime's request: nothing else reads it.
 pub async fn body(req: &web_sys::Request, limit: usize) -> std::result::Result<Vec<u8>, BodyError> {
     let mut count = BodyLimit::new(limit);
     let declared = req.headers().get("content-length").ok().flatten();
-    let reserve = count
+    let declared = count
         .declared(declared.as_deref())
         .map_err(BodyError::TooLarge)?;
+    if declared.is_some() {
+        // One call and one copy: a stream reader's promises and lookups per chunk cost
+        // about 50 us an event here (bench/FINDINGS.md).
+        let read = match req.array_buffer() {
+            Ok(promise) => task::wait(promise).await,
+            Err(e) => Err(e),
+        };
+        return read
+            .map(|buf| js_sys::Uint8Array::new(&buf).to_vec())
+            .map_err(|_| BodyError::Unreadable);
+    }
     let Some(stream) = req.body() else {
         return Ok(Vec::new());
     };
     let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
-    let mut body = Vec::with_capacity(reserve);
+    let mut body = Vec::new();
     loop {
         let next = task::wait(reader.read())
             .await
