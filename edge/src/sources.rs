@@ -269,7 +269,7 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
     let log = match text(env, "HOOKONCE_LOG") {
         None => LogLevel::default(),
         Some(l) => LogLevel::parse(&l)
-            .ok_or_else(|| format!("HOOKONCE_LOG: {l:?} is not one of error, info, debug"))?,
+            .ok_or_else(|| format!("HOOKONCE_LOG: {l:?} is not one of error, warn, info, debug"))?,
     };
     Ok(Loaded {
         feed,

@@ -64,7 +64,7 @@ fn load(config: &Value, wrangler: &Value, policy: Policy) -> Result<(), String> 
         level
             .as_str()
             .and_then(LogLevel::parse)
-            .ok_or_else(|| format!("HOOKONCE_LOG: {level} is not error, info or debug"))?;
+            .ok_or_else(|| format!("HOOKONCE_LOG: {level} is not error, warn, info or debug"))?;
     }
     if let Some(ttl) = vars.get("HOOKONCE_KEY_TTL_SECS") {
         let ttl = ttl
