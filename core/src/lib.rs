@@ -72,37 +72,37 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
-mod b64;
-mod body;
-mod config;
-mod custom;
-mod decide;
+pub mod b64;
+pub mod body;
+pub mod config;
+pub mod custom;
+pub mod decide;
 pub mod drain;
-mod event;
-mod extract;
-mod feed;
-mod flush;
-mod forward;
-mod handoff;
-mod hex;
-mod idempotency;
-mod log;
+pub mod event;
+pub mod extract;
+pub mod feed;
+pub mod flush;
+pub mod forward;
+pub mod handoff;
+pub mod hex;
+pub mod idempotency;
+pub mod log;
 pub mod metrics;
-mod names;
+pub mod names;
 pub mod outbound;
-mod outbox;
-mod packing;
+pub mod outbox;
+pub mod packing;
 pub mod publish;
-mod retention;
-mod retry;
-mod route;
-mod seen;
-mod sign;
-mod small_map;
-mod time;
-mod token;
-mod urls;
-mod verify;
+pub mod retention;
+pub mod retry;
+pub mod route;
+pub mod seen;
+pub mod sign;
+pub mod small_map;
+pub mod time;
+pub mod token;
+pub mod urls;
+pub mod verify;
 
 // Configuration.
 pub use body::{BodyLimit, TooLarge, MAX_STORABLE_BODY};
