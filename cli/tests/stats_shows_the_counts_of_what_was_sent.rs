@@ -13,8 +13,8 @@ use hookonce_e2e::events::ADMIN_TOKEN;
 use hookonce_e2e::origin::{Origin, Reply};
 use hookonce_e2e::{wrangler_sources, Worker};
 
-/// The stdout lines of `hookonce stats`, each with its runs of spaces made one.
-fn table(w: &Worker) -> (Vec<String>, String) {
+/// `hookonce stats` of `w`'s cockpit source, then `extra`.
+fn stats<'a>(w: &'a Worker, extra: &[&'a str]) -> Vec<&'a str> {
     let args = [
         "stats",
         &w.base,
@@ -23,7 +23,12 @@ fn table(w: &Worker) -> (Vec<String>, String) {
         "--token",
         ADMIN_TOKEN,
     ];
-    let out = hookonce(&args, b"");
+    [&args[..], extra].concat()
+}
+
+/// The stdout lines of `hookonce stats`, each with its runs of spaces made one.
+fn table(w: &Worker) -> (Vec<String>, String) {
+    let out = hookonce(&stats(w, &[]), b"");
     assert_eq!(out.status.code(), Some(0), "{}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let lines = text
@@ -141,16 +146,7 @@ fn stats_shows_the_deliveries_rejections_attempts_and_rows_the_worker_saw() {
         .unwrap_or_else(|| panic!("no pending age in:\n{text}"));
     assert!(age.ends_with("s exact"), "{age}");
 
-    let watch = Running::start(&[
-        "stats",
-        &w.base,
-        "--source",
-        "cockpit",
-        "--token",
-        ADMIN_TOKEN,
-        "--watch",
-        "1",
-    ]);
+    let watch = Running::start(&stats(&w, &["--watch", "1"]));
     let mut titles = 0;
     let began = Instant::now();
     watch.wait_stdout(Duration::from_secs(20), |line| {
