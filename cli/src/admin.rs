@@ -11,7 +11,7 @@ use crate::args::{AdminTarget, CheckArgs, ReplayArgs, TailArgs};
 use crate::http::Admin;
 use crate::input::escape;
 
-fn connect(t: &AdminTarget) -> Result<Admin> {
+pub fn connect(t: &AdminTarget) -> Result<Admin> {
     Admin::new(&t.target.url, t.token.as_deref())
 }
 

@@ -14,13 +14,14 @@ use hookonce_core::Scheme;
   hookonce sign --scheme standard-webhooks --secret whsec_… event.json
   hookonce send http://127.0.0.1:8787 --source cockpit --secret whsec_… --fixture cardholder.updated --repeat 3
   hookonce check http://127.0.0.1:8787 --source cockpit --entity ch_sample_1
+  hookonce stats http://127.0.0.1:8787 --source cockpit --watch
   hookonce listen --port 4000 --secret whsec_…
 
 The base URL and the admin token may also come from HOOKONCE_URL and HOOKONCE_ADMIN_TOKEN.
 Exit status: 0 ok, 1 a negative answer (invalid, failed, changed), 2 an error."
 )]
 pub struct Cli {
-    /// Print JSON: one document, or one line per event for tail and listen.
+    /// Print JSON: one document, or one line per event (tail, listen) or per refresh (stats --watch).
     #[arg(long, global = true)]
     pub json: bool,
 
@@ -36,6 +37,7 @@ pub enum Command {
     Replay(ReplayArgs),
     Check(CheckArgs),
     Tail(TailArgs),
+    Stats(StatsArgs),
     Listen(ListenArgs),
 }
 
@@ -267,6 +269,33 @@ pub struct TailArgs {
     /// Seconds between polls.
     #[arg(long, default_value_t = 1.0)]
     pub interval: f64,
+}
+
+/// Seconds between refreshes: a number, at least 1.
+fn parse_watch(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(secs) if (1.0..=86_400.0).contains(&secs) => Ok(secs),
+        _ => Err(format!("{s:?} is not a number of seconds from 1 to 86400")),
+    }
+}
+
+/// Print a source's figures from GET /metrics as a table: deliveries by outcome, rejections
+/// by reason, forward attempts by result, pending outbox rows, the oldest one's age and dead
+/// letters, each marked exact or best-effort.
+#[derive(Args, Debug)]
+#[command(after_help = "Example (refreshes every 10 seconds until Ctrl-C):
+  hookonce stats http://127.0.0.1:8787 --source cockpit --watch 10
+
+Exact figures are counted from the entities' outbox rows; best-effort ones from the feed's
+notes, which a crash can lose. Put --watch after the URL: it takes an optional value.")]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// Clear the screen and show the figures again every SECONDS (default 5) until Ctrl-C.
+    #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "5",
+          value_parser = parse_watch)]
+    pub watch: Option<f64>,
 }
 
 /// Receive what hookonce forwards: verify each event's signature, print it with its

@@ -1,4 +1,4 @@
-//! `hookonce`: sign, verify, send, replay, check, tail and listen from a terminal.
+//! `hookonce`: sign, verify, send, replay, check, tail, stats and listen from a terminal.
 //!
 //! Exit codes: 0 success; 1 a negative answer (an invalid signature, a delivery that
 //! failed, a replay that changed something); 2 an error (bad input, an unreachable URL,
@@ -8,12 +8,14 @@
 
 mod admin;
 mod args;
+mod exposition;
 mod fixtures;
 mod http;
 mod input;
 mod listen;
 mod send;
 mod signing;
+mod stats;
 
 use std::process::ExitCode;
 
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Command::Replay(a) => admin::replay(a, json),
         Command::Check(a) => admin::check(a, json),
         Command::Tail(a) => admin::tail(a, json),
+        Command::Stats(a) => stats::run(a, json),
         Command::Listen(a) => listen::run(a, json),
     };
     match result {

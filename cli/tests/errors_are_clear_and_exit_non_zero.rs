@@ -1,5 +1,5 @@
 //! Errors say what is wrong and exit 2: a secret in the wrong format, a URL nobody
-//! listens on, a wrong admin token (401), a missing one.
+//! listens on, a wrong admin token (401), a missing one, a source the worker does not have.
 
 mod common;
 
@@ -88,6 +88,24 @@ fn a_wrong_or_missing_admin_token_is_a_clear_401() {
     fails_with(
         &["replay", &w.base, "--source", "cockpit", "--event", "evt_1"],
         "pass --token or set HOOKONCE_ADMIN_TOKEN",
+    );
+}
+
+#[test]
+fn stats_of_an_unknown_source_or_with_a_wrong_token_fails_saying_which() {
+    let w = hookonce_e2e::shared_worker();
+    let token = hookonce_e2e::events::ADMIN_TOKEN;
+    fails_with(
+        &["stats", &w.base, "--source", "cockpt", "--token", token],
+        "this hookonce has no source \"cockpt\"; its sources are: cockpit",
+    );
+    fails_with(
+        &["stats", &w.base, "--source", "cockpit", "--token", "wrong"],
+        "/metrics: HTTP 401 unauthorized",
+    );
+    fails_with(
+        &["stats", &w.base, "--source", "cockpit", "--watch", "0"],
+        "is not a number of seconds from 1 to 86400",
     );
 }
 

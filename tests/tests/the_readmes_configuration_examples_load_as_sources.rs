@@ -5,7 +5,8 @@
 //! block whose first line is `# append to wrangler.toml` is checked appended to this
 //! repository's `wrangler.toml`, as the reader is told to; any other block stands alone. A
 //! complete `wrangler.toml` (one with `main`) must bind and migrate the Durable Objects as this
-//! repository's does, or a deploy from it would lose them. Native: no worker is started.
+//! repository's does, or a deploy from it would lose them, and keep Workers Logs as it does.
+//! Native: no worker is started.
 
 use std::fs;
 
@@ -82,6 +83,7 @@ fn load(config: &Value, wrangler: &Value, policy: Policy) -> Result<(), String> 
             "assets",
             "durable_objects",
             "migrations",
+            "observability",
         ] {
             if config.get(key) != wrangler.get(key) {
                 return Err(format!(
