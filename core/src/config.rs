@@ -142,7 +142,7 @@ pub enum ForwardMode {
 }
 
 /// Where forwarded events go: exactly one of `url`, `service` or `queue` in the
-/// configuration. `S` is `String` as configured, `&str` in an outbox [`Target`](crate::Target).
+/// configuration. `S` is `String` as configured, `&str` in an outbox [`Target`](crate::outbox::Target).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Destination<S = String> {
     /// An http(s) URL: one signed POST per attempt.

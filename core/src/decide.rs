@@ -163,7 +163,7 @@ pub enum Write<'e> {
         /// The headers needed to read the body the same way again, as a JSON object;
         /// `None` when the event id is all it takes (see [`replay_headers`]).
         headers: Option<String>,
-        /// The body as stored ([`pack`](crate::pack)).
+        /// The body as stored ([`pack`]).
         body: Packed<'e>,
     },
     /// Enqueue the event for forwarding to the source's destination.

@@ -5,11 +5,11 @@
 //! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
 //! 1. [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
 //!    bucket's next due row after the last one this run read) and hand it over at once,
-//!    with no `.await` in between. What is due for it ([`step`](crate::outbox_step)) decides
+//!    with no `.await` in between. What is due for it ([`step`]) decides
 //!    the rest. A bucket with no due row left reads when its next one is due
 //!    ([`Command::ReadEarliest`]) and sets the alarm for it.
 //! 2. [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
-//!    row's [`Transition`] ([`after_attempt`](crate::after_attempt)).
+//!    row's [`Transition`] ([`after_attempt`]).
 //! 3. [`Command::Write`]: the transition, applied only while the row is still pending with
 //!    the attempts it was read with (one conditional `UPDATE`).
 //! 4. [`Command::Sync`]: made durable before anything else goes out; then back to 1, or,

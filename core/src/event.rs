@@ -146,7 +146,7 @@ pub enum Effect {
 }
 
 /// A parsed, verified event. Only [`Event::parse`] makes one (and the Worker's hand-off,
-/// [`decode_handoff`](crate::decode_handoff), reads one back).
+/// [`handoff::decode`](crate::handoff::decode), reads one back).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     id: EventId,

@@ -2,7 +2,7 @@
 //! up on (`Dead`); an operator can requeue a dead row.
 //!
 //! One entity's rows go out in `seq` order, head of line first, as the object's
-//! [`Drain`](crate::Drain) sequences it (a bucket's, whose events have no order among them,
+//! [`Drain`](crate::drain::Drain) sequences it (a bucket's, whose events have no order among them,
 //! each due row in turn: [`Order`]):
 //! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
 //! 2. for [`Step::Send`], send the stored body to the [`Target`] (a signed POST to a URL or
@@ -47,7 +47,7 @@ impl fmt::Display for OutboxStatus {
     }
 }
 
-/// Which pending row an object sends next ([`crate::order_of`]).
+/// Which pending row an object sends next ([`crate::names::order_of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Order {
     /// The first pending row in `seq` order; the rows after it wait while it waits, so

@@ -5,7 +5,7 @@
 //!
 //! Sound because a record is never undone while the entry lives: the object answered
 //! only after the id was durable (its output gate); only answers that recorded the id just
-//! then are remembered, ids are kept at least [`MIN_RETENTION`](crate::MIN_RETENTION) (a
+//! then are remembered, ids are kept at least [`MIN_RETENTION`](crate::retention::MIN_RETENTION) (a
 //! day) and an entry lives [`SEEN_TTL`]; and an entry is keyed by the object and the id, as
 //! the object dedupes. Bounded: at most
 //! [`SEEN_MAX`] entries, the oldest forgotten first; forgetting only costs a trip to the

@@ -43,7 +43,7 @@ mod sources;
 mod sql;
 mod task;
 
-use hookonce_core::{split_url, Route, RouteError};
+use hookonce_core::route::{split_url, Route, RouteError};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
 use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response, Result};
