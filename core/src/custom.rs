@@ -11,8 +11,6 @@ use std::fmt;
 
 use crate::b64::STANDARD as BASE64;
 
-use crate::verify::{Scheme, Verified};
-
 /// How a signature is written after its prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
@@ -239,20 +237,6 @@ impl HmacSpec {
         };
         format!("{}{body}", self.prefix)
     }
-}
-
-/// Slack's `url_verification` handshake: a verified body `{"type": "url_verification",
-/// "challenge": "…"}` is answered with the challenge, not treated as an event. `None` for
-/// anything else, and for every other scheme.
-#[must_use]
-pub fn challenge(verified: &Verified<'_>) -> Option<String> {
-    if verified.scheme() != &Scheme::Slack {
-        return None;
-    }
-    let body: serde_json::Value = serde_json::from_slice(verified.body()).ok()?;
-    (body.get("type")?.as_str()? == "url_verification")
-        .then(|| body.get("challenge")?.as_str().map(str::to_owned))
-        .flatten()
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::fmt;
 use crate::extract::extract;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
-use crate::verify::{Headers, Verified};
+use crate::verify::{Headers, Scheme, Verified};
 
 /// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
 pub const MAX_ID_LEN: usize = 255;
@@ -395,6 +395,20 @@ impl Event {
             _ => None,
         }
     }
+}
+
+/// Slack's `url_verification` handshake: a verified body `{"type": "url_verification",
+/// "challenge": "…"}` is answered with the challenge, not treated as an event. `None` for
+/// anything else, and for every other scheme.
+#[must_use]
+pub fn challenge(verified: &Verified<'_>) -> Option<String> {
+    if verified.scheme() != &Scheme::Slack {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_slice(verified.body()).ok()?;
+    (body.get("type")?.as_str()? == "url_verification")
+        .then(|| body.get("challenge")?.as_str().map(str::to_owned))
+        .flatten()
 }
 
 #[cfg(test)]

@@ -97,6 +97,8 @@ pub mod names;
 pub mod outbound;
 pub mod outbox;
 pub mod packing;
+pub mod page;
+pub mod percent;
 pub mod publish;
 pub mod retention;
 pub mod retry;

@@ -1,12 +1,10 @@
 //! `sign::headers` is the inverse of verification for every scheme, and the presets
 //! match their providers' own known answers.
 
-use hookonce_core::custom::{challenge, parse_template, Encoding, HmacSpec};
-
+use hookonce_core::custom::{parse_template, Encoding, HmacSpec};
+use hookonce_core::event::challenge;
 use hookonce_core::sign;
-
 use hookonce_core::time::{Seconds, UnixSeconds};
-
 use hookonce_core::verify::{Scheme, Verifier, VerifyError};
 
 const NOW: UnixSeconds = UnixSeconds(1_791_270_390);

@@ -5,11 +5,8 @@
 use std::cell::RefCell;
 
 use hookonce_core::event::Event;
-
 use hookonce_core::feed::{FeedOutcome, Note};
-
 use hookonce_core::log::{self, DecisionLog, LogLevel};
-
 use hookonce_core::time::UnixSeconds;
 use serde::Serialize;
 use serde_json::json;

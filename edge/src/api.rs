@@ -1,12 +1,9 @@
 //! The Worker's side of the read and admin APIs: the bearer token, then the operation on
 //! the entity's object, the event's bucket or the source's feed object.
 
-use hookonce_core::feed::EntityCursor;
-
 use hookonce_core::names::{object_name, per_event_object};
-
+use hookonce_core::page::EntityCursor;
 use hookonce_core::route::Route;
-
 use hookonce_core::time::Seconds;
 use serde_json::{json, Value};
 use worker::{Env, Request, Response, Result};

@@ -7,11 +7,8 @@
 use std::cell::Cell;
 
 use hookonce_core::config::SourceConfig;
-
 use hookonce_core::event::Event;
-
 use hookonce_core::names::{bucket_name, per_event_object};
-
 use hookonce_core::time::UnixSeconds;
 use serde_json::{json, Value};
 use worker::{Env, Response, Result, State};

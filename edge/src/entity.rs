@@ -16,13 +16,14 @@ use hookonce_core::decide::{
     decide, decide_unread, release, Decision, Delivery, Plan, Stored, Write,
 };
 use hookonce_core::event::{Event, EventId, Version};
-use hookonce_core::feed::{DeadLetter, EntityCursor, Note, ENTITY_EVENTS, ENTITY_OUTBOX};
+use hookonce_core::feed::{DeadLetter, Note};
 use hookonce_core::forward::Outgoing;
 use hookonce_core::handoff;
 use hookonce_core::log;
 use hookonce_core::metrics::{Count, OutboxSnapshot};
 use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
 use hookonce_core::outbox::OutboxStatus;
+use hookonce_core::page::{EntityCursor, ENTITY_EVENTS, ENTITY_OUTBOX};
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::route::split_url;
 use hookonce_core::sign;

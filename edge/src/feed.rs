@@ -2,11 +2,9 @@
 //! dead letters across entities, bounded as core's `feed` module decides: every batch of notes
 //! runs read → `feed::admit_batch` → one statement per `FeedWrite`, in one transaction.
 
-use hookonce_core::feed::{
-    self, feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedRow, FeedState, FeedWrite, Note,
-    RejectWindow,
-};
+use hookonce_core::feed::{self, FeedOutcome, FeedRow, FeedState, FeedWrite, Note, RejectWindow};
 use hookonce_core::metrics::{self, Count, OutboxSnapshot, SourceFigures};
+use hookonce_core::page::{feed_cursor, next_cursor, FeedQuery};
 use hookonce_core::route::{encode_component, split_url};
 use serde_json::{json, Value};
 use worker::{web_sys, Env, Request, Response, Result, SqlStorage, State};

@@ -1,9 +1,7 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
 use hookonce_core::body::{BodyLimit, TooLarge};
-
 use hookonce_core::log::{self, LogLevel};
-
 use hookonce_core::token::token_matches;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

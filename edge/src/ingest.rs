@@ -9,20 +9,12 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use hookonce_core::custom::challenge;
-
 use hookonce_core::decide::Plan;
-
-use hookonce_core::event::Event;
-
+use hookonce_core::event::{challenge, Event};
 use hookonce_core::handoff;
-
 use hookonce_core::log::{self, LogLevel};
-
 use hookonce_core::names::object_for;
-
 use hookonce_core::seen::{CopyCheck, SeenIds};
-
 use hookonce_core::time::UnixSeconds;
 use worker::{web_sys, worker_sys::Context, Delay, Env, Response, Result};
 

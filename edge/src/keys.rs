@@ -9,9 +9,7 @@
 use hookonce_core::idempotency::{
     self, Fingerprint, IdempotencyKey, KeyDecision, KeyState, StoredResponse,
 };
-
 use hookonce_core::publish::{self, Accepted, Message};
-
 use hookonce_core::time::UnixSeconds;
 use worker::{web_sys, Env, Headers, Request, Response, Result, SqlStorage, State};
 

@@ -16,13 +16,9 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use hookonce_core::feed::{Note, RejectWindow};
-
 use hookonce_core::flush::{FlushId, FlushLease, Renewal};
-
 use hookonce_core::log::{self, LogLevel};
-
 use hookonce_core::small_map::SmallMap;
-
 use hookonce_core::time::UnixSeconds;
 use worker::{js_sys, Delay, Env, Headers};
 

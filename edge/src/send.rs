@@ -2,13 +2,9 @@
 //! POST to a URL or through a service binding, or as a message to a queue.
 
 use hookonce_core::config::Destination;
-
 use hookonce_core::forward::{self, queue_message, Outgoing, SERVICE_URL};
-
 use hookonce_core::outbox::Target;
-
 use hookonce_core::retry::AttemptResult;
-
 use hookonce_core::verify::Secret;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

@@ -2,19 +2,12 @@
 //! properties whose expected values are computed here, not by the code under test.
 
 use hookonce_core::config::{Destination, ForwardMode, SourceConfig, Sources};
-
 use hookonce_core::event::{CreatedAt, Event};
-
 use hookonce_core::idempotency::{IdempotencyKey, MAX_KEY_LEN};
-
 use hookonce_core::retry::{parse_retry_after, MAX_RETRY_AFTER};
-
 use hookonce_core::route::{decode_segment, query_param, Route};
-
 use hookonce_core::sign;
-
 use hookonce_core::time::{Seconds, UnixSeconds};
-
 use hookonce_core::verify::{Scheme, Verifier};
 use serde_json::{json, Value};
 

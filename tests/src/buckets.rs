@@ -4,13 +4,9 @@
 use std::path::PathBuf;
 
 use hookonce_core::config::SourceConfig;
-
 use hookonce_core::event::Event;
-
 use hookonce_core::handoff;
-
 use hookonce_core::time::UnixSeconds;
-
 use hookonce_core::verify::Verifier;
 use serde_json::{json, Value};
 

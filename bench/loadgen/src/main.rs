@@ -14,9 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hookonce_core::sign;
-
 use hookonce_core::time::UnixSeconds;
-
 use hookonce_core::verify::{Scheme, Secret};
 use hookonce_loadgen::{Delivery, Scenario, ENTITIES};
 use serde_json::{json, Value};

@@ -4,15 +4,10 @@
 pub mod model;
 
 use hookonce_core::config::SourceConfig;
-
 use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored};
-
 use hookonce_core::event::{Event, ParseError};
-
 use hookonce_core::sign;
-
 use hookonce_core::time::{Seconds, UnixSeconds};
-
 use hookonce_core::verify::{Scheme, Verifier};
 use serde_json::{json, Value};
 
