@@ -42,6 +42,7 @@ pub const DEFAULT_LEGACY_LOOKUP: Seconds = Seconds(30 * 86_400);
 
 /// Where an event field is read from.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FieldSource {
     /// A JSON pointer into the body (RFC 6901).
     Pointer(String),
@@ -53,6 +54,7 @@ pub enum FieldSource {
 
 /// What one event type does when applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Effect {
     /// Store the reported object; ordered by version, so older events are stale.
     Snapshot,
@@ -134,6 +136,7 @@ impl Shape {
 
 /// How applied events reach the application.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ForwardMode {
     /// Through the durable outbox, after answering the provider (the default).
     Async,
@@ -144,6 +147,7 @@ pub enum ForwardMode {
 /// Where forwarded events go: exactly one of `url`, `service` or `queue` in the
 /// configuration. `S` is `String` as configured, `&str` in an outbox [`Target`](crate::outbox::Target).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge sends to every kind of destination; a new kind must fail its build.
 pub enum Destination<S = String> {
     /// An http(s) URL: one signed POST per attempt.
     Url(S),
@@ -225,6 +229,7 @@ pub struct SourceConfig {
 
 /// A configuration problem, naming the field as `source.path`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The whole value is not a JSON object of sources.
     NotAnObject(String),

@@ -13,6 +13,7 @@ use crate::b64::STANDARD as BASE64;
 
 /// How a signature is written after its prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Encoding {
     /// Base16, either case (RFC 4648 §8).
     Hex,
@@ -22,6 +23,7 @@ pub enum Encoding {
 
 /// One piece of what is signed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Part {
     /// These bytes, as written in the template.
     Text(String),
@@ -52,6 +54,7 @@ pub struct HmacSpec {
 
 /// Why an HMAC description was refused; the text names what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SpecError {
     /// A `{placeholder}` the template does not know.
     UnknownPlaceholder(String),

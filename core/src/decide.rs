@@ -127,6 +127,7 @@ impl Plan {
 
 /// One row to write: each is one SQL statement in the adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Write<'e> {
     /// The processed-id row.
     Record {
@@ -188,6 +189,7 @@ pub enum Write<'e> {
 /// What to do with one delivery.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Decision<'e> {
     /// New: write every row, as one unit. `enqueued` says whether the outbox gained a row.
     Apply {

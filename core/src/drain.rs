@@ -87,6 +87,7 @@ pub struct Run(u64);
 
 /// Which row [`Command::ReadHead`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Read {
     /// The first pending row in `seq` order ([`Order::HeadOfLine`]).
     Head,
@@ -97,6 +98,7 @@ pub enum Read {
 /// What the adapter does next for a run.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Command<T> {
     /// Read the row [`Read`] names, and hand it to [`Drain::handle`] as [`Input::Head`] with
     /// no `.await` in between.

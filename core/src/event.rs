@@ -158,6 +158,7 @@ pub struct Event {
 
 /// The event field a [`ParseError`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Field {
     /// The event id.
     Id,
@@ -188,6 +189,7 @@ impl fmt::Display for Field {
 
 /// Why a verified body is not a usable event.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParseError {
     /// The body is not JSON.
     NotJson,

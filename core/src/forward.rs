@@ -61,6 +61,7 @@ pub fn headers<'a>(
 
 /// Why an event cannot go to a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QueueMessageError {
     /// The message would be this many bytes, over [`MAX_QUEUE_MESSAGE`].
     TooLarge(usize),

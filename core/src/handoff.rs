@@ -32,6 +32,7 @@ pub struct Handoff<'b> {
 
 /// Bytes that are not a hand-off this version of hookonce wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HandoffError {
     /// Too short, or not starting with the marker.
     Framing,

@@ -43,6 +43,7 @@ pub struct IdempotencyKey(String);
 
 /// Why an `Idempotency-Key` header was refused. Both are answered with 400.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// The request carried no `Idempotency-Key` header.
     Missing,
@@ -181,6 +182,7 @@ pub struct Fingerprint([u8; 32]);
 
 /// Why a stored fingerprint could not be read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FingerprintError {
     /// Not exactly 64 characters.
     Length,
@@ -300,6 +302,7 @@ impl Default for KeyPolicy {
 
 /// Why a [`KeyPolicy`] was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyPolicyError {
     /// `ttl` is under [`KeyPolicy::MIN_TTL`]: shorter than a client's retries can span.
     TtlTooShort,
@@ -355,6 +358,7 @@ impl KeyPolicy {
 /// What to do with a request that carries a valid key.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum KeyDecision<'a> {
     /// First request for the key (or the previous one expired): accept it.
     Proceed,

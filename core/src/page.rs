@@ -14,6 +14,7 @@ pub const MAX_LIMIT: u32 = 200;
 
 /// Why a feed or entity request's query is refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QueryError {
     /// `limit` is not a whole number from 1 to [`MAX_LIMIT`].
     Limit,

@@ -32,6 +32,7 @@ pub struct Schedule {
 
 /// Why a retry schedule was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ScheduleError {
     /// The delays are not a JSON array of whole, non-negative seconds.
     NotJson,
@@ -148,6 +149,7 @@ impl AttemptResult {
 
 /// Why a message was given up on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeadReason {
     /// The application answered 410 Gone.
     Gone,

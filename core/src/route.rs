@@ -29,6 +29,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// One operation, with its path parameters decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge serves every route, one arm each; a new one must fail its build.
 pub enum Route {
     /// `GET /`: what this service is and where things are.
     Index,
@@ -99,6 +100,7 @@ pub enum Route {
 
 /// Why a request matches no route.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RouteError {
     /// No route has this path.
     NotFound,

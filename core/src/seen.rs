@@ -33,6 +33,7 @@ pub(crate) const IN_FLIGHT_MS: u64 = 2_000;
 /// What the Worker does with a delivery, from what its isolate saw ([`SeenIds::check`]).
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum CopyCheck {
     /// Answer it with this label, as the object would: a copy of a recorded event.
     Answer(&'static str),

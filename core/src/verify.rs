@@ -53,6 +53,7 @@ impl<K: AsRef<str>, V: AsRef<str>> Headers for [(K, V)] {
 
 /// How a provider signs its webhooks.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Scheme {
     /// Standard Webhooks v1 (standardwebhooks.com): `webhook-id`, `webhook-timestamp`, `webhook-signature`.
     #[serde(rename = "standard-webhooks")]
@@ -439,6 +440,7 @@ impl fmt::Debug for Verified<'_> {
 
 /// Why a webhook or a secret was refused. Never carries a secret or an expected signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// A required header is absent (its lowercase name).
     MissingHeader(String),

@@ -145,7 +145,8 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
                 problem::METHOD_NOT_ALLOWED.respond(format!("{path} accepts {allow} only"))?;
             http::with_header(resp, "allow", allow)
         }
-        e @ (RouteError::BadEscape | RouteError::BadQuery(_)) => problem::BAD_REQUEST.respond(e),
+        // A malformed escape or query, and any error a later core adds.
+        e => problem::BAD_REQUEST.respond(e),
     }
 }
 

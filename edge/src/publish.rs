@@ -44,7 +44,7 @@ fn authenticate(req: &Request, env: &Env) -> std::result::Result<Caller, Result<
             hosts,
         }),
         Err(e @ KeyError::Missing) => Err(problem::KEY_MISSING.respond(e)),
-        Err(e @ KeyError::Malformed(_)) => Err(problem::KEY_MALFORMED.respond(e)),
+        Err(e) => Err(problem::KEY_MALFORMED.respond(e)),
     }
 }
 

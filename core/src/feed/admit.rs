@@ -59,6 +59,7 @@ impl RejectWindow {
 
 /// One statement the feed store runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum FeedWrite {
     /// Append these rows, in order: one statement for a run of deliveries, where a
     /// statement per row cost the feed object most of its time under load.
