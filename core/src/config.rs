@@ -13,7 +13,9 @@ use crate::body::MAX_STORABLE_BODY;
 use crate::custom::{is_header_name, parse_template, Encoding, HmacSpec, Part, SpecError};
 use crate::extract::Pointers;
 use crate::outbound::{self, Policy, Refusal};
-use crate::retention::{Lifetimes, Retention, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION};
+use crate::retention::{
+    Lifetimes, Retention, RetentionError, DEFAULT_BODY_RETENTION, MAX_BODY_RETENTION, MIN_RETENTION,
+};
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::{Seconds, UnixSeconds};
 use crate::urls::is_http_url;
@@ -235,8 +237,8 @@ pub enum ConfigError {
     NotAnObject(String),
     /// A required field is absent.
     Missing(String),
-    /// A field is present but wrong; the second part says why.
-    Invalid(String, &'static str),
+    /// A field is present but wrong: its path, and why.
+    Invalid(String, FieldError),
     /// A field hookonce does not know (likely a typo).
     Unknown(String),
     /// A destination the outbound guard refuses.
@@ -255,7 +257,59 @@ impl fmt::Display for ConfigError {
     }
 }
 
-impl std::error::Error for ConfigError {}
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfigError::Invalid(_, why) => why.cause(),
+            ConfigError::Destination(_, refusal) => Some(refusal),
+            _ => None,
+        }
+    }
+}
+
+/// Why a field's value is refused: in words, or the typed error of the part that refused it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FieldError {
+    /// The value is not one the field takes; the text says what it takes.
+    Value(&'static str),
+    /// A retention period the retention rules refuse.
+    Retention(RetentionError),
+    /// A retry schedule or window the schedule refuses.
+    Schedule(ScheduleError),
+    /// An HMAC description (its template, its header names) the spec refuses.
+    Spec(SpecError),
+}
+
+impl FieldError {
+    fn cause(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FieldError::Value(_) => None,
+            FieldError::Retention(e) => Some(e),
+            FieldError::Schedule(e) => Some(e),
+            FieldError::Spec(e) => Some(e),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FieldError::Value(why) => f.write_str(why),
+            FieldError::Retention(RetentionError::TooShort(_)) => {
+                write!(f, "must be at least {} (24 h)", MIN_RETENTION.0)
+            }
+            FieldError::Schedule(ScheduleError::ZeroWindow | ScheduleError::WindowTooLong) => {
+                f.write_str("expected 1 s to 30 days")
+            }
+            FieldError::Schedule(e) => write!(
+                f,
+                "expected positive, non-decreasing delays within the window ({e})"
+            ),
+            FieldError::Spec(e) => e.fmt(f),
+        }
+    }
+}
 
 /// All sources by name.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -277,7 +331,7 @@ impl Sources {
             if !valid_name {
                 return Err(ConfigError::Invalid(
                     name.clone(),
-                    "source names are 1-64 of [A-Za-z0-9_-]",
+                    FieldError::Value("source names are 1-64 of [A-Za-z0-9_-]"),
                 ));
             }
             out.insert(name.clone(), SourceConfig::from_json(name, source)?);
@@ -338,6 +392,10 @@ impl<'a> Reader<'a> {
     }
 
     fn invalid(&self, key: &str, why: &'static str) -> ConfigError {
+        self.refused(key, FieldError::Value(why))
+    }
+
+    fn refused(&self, key: &str, why: FieldError) -> ConfigError {
         ConfigError::Invalid(self.path(key), why)
     }
 
@@ -577,7 +635,7 @@ impl SourceConfig {
         let retention = match r.seconds("retention_secs")? {
             None => Retention::Forever,
             Some(keep) => Retention::keep_for(keep)
-                .map_err(|_| r.invalid("retention_secs", "must be at least 86400 (24 h)"))?,
+                .map_err(|e| r.refused("retention_secs", FieldError::Retention(e)))?,
         };
         let body_retention = match r.seconds("body_retention_secs")? {
             None => DEFAULT_BODY_RETENTION,
@@ -684,7 +742,10 @@ fn signed_where_it_matters(
         ),
     ] {
         if needed && unsigned(field) {
-            return Err(ConfigError::Invalid(format!("{name}.fields.{path}"), why));
+            return Err(ConfigError::Invalid(
+                format!("{name}.fields.{path}"),
+                FieldError::Value(why),
+            ));
         }
     }
     Ok(())
@@ -709,20 +770,7 @@ fn parse_hmac(at: &str, value: &Value) -> Result<HmacSpec, ConfigError> {
     };
     let signed = match r.string("signed")? {
         None => vec![Part::Body],
-        Some(t) => parse_template(t).map_err(|e| {
-            r.invalid(
-                "signed",
-                match e {
-                    SpecError::UnknownPlaceholder(_) => {
-                        "unknown placeholder: expected {body}, {timestamp} or {header:NAME}"
-                    }
-                    SpecError::UnbalancedBrace => "a { without its }, or a stray }",
-                    SpecError::BodyNotSigned => "the template must include {body}",
-                    SpecError::BadHeaderName(_) => "{header:NAME} needs a header name",
-                    SpecError::TimestampWithoutHeader => "{timestamp} needs timestamp_header",
-                },
-            )
-        })?,
+        Some(t) => parse_template(t).map_err(|e| r.refused("signed", FieldError::Spec(e)))?,
     };
     let timestamp_header = header(&mut r, "timestamp_header")?;
     let separator = match r.string("separator")? {
@@ -740,11 +788,10 @@ fn parse_hmac(at: &str, value: &Value) -> Result<HmacSpec, ConfigError> {
         separator,
     };
     spec.validate().map_err(|e| match e {
-        SpecError::TimestampWithoutHeader => ConfigError::Invalid(
-            format!("{at}.timestamp_header"),
-            "required when {timestamp} is signed",
-        ),
-        _ => ConfigError::Invalid(at.to_owned(), "not a valid HMAC description"),
+        SpecError::TimestampWithoutHeader => {
+            ConfigError::Invalid(format!("{at}.timestamp_header"), FieldError::Spec(e))
+        }
+        _ => ConfigError::Invalid(at.to_owned(), FieldError::Spec(e)),
     })?;
     Ok(spec)
 }
@@ -778,7 +825,7 @@ fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
                     _ => {
                         return Err(ConfigError::Invalid(
                             format!("{path}.ledger"),
-                            "expected a JSON pointer to the amount",
+                            FieldError::Value("expected a JSON pointer to the amount"),
                         ))
                     }
                 }
@@ -786,7 +833,9 @@ fn parse_effects(at: &str, value: &Value) -> Result<Effects, ConfigError> {
             _ => {
                 return Err(ConfigError::Invalid(
                     path,
-                    "expected \"snapshot\", \"notify\" or { ledger = \"/pointer\" }",
+                    FieldError::Value(
+                        "expected \"snapshot\", \"notify\" or { ledger = \"/pointer\" }",
+                    ),
                 ))
             }
         };
@@ -831,7 +880,7 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
     let Some(destination) = destination else {
         return Err(ConfigError::Invalid(
             at.to_owned(),
-            "expected one of url, service or queue",
+            FieldError::Value("expected one of url, service or queue"),
         ));
     };
     let mode = match r.string("mode")? {
@@ -861,12 +910,9 @@ fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
         .unwrap_or(Schedule::DEFAULT_WINDOW);
     let schedule = Schedule::new(delays, window).map_err(|e| match e {
         ScheduleError::ZeroWindow | ScheduleError::WindowTooLong => {
-            r.invalid("window_secs", "expected 1 s to 30 days")
+            r.refused("window_secs", FieldError::Schedule(e))
         }
-        _ => r.invalid(
-            "schedule_secs",
-            "expected positive, non-decreasing delays within the window",
-        ),
+        _ => r.refused("schedule_secs", FieldError::Schedule(e)),
     })?;
     let positive = |r: &mut Reader, key: &'static str, default: Seconds| match r.seconds(key)? {
         None => Ok(default),
@@ -933,7 +979,7 @@ mod tests {
             SourceConfig::from_json("cockpit", &v),
             Err(ConfigError::Invalid(
                 "cockpit.tolerance_secs".into(),
-                "expected a whole number of seconds"
+                FieldError::Value("expected a whole number of seconds")
             ))
         );
         let mut v = cockpit();
@@ -985,10 +1031,18 @@ mod tests {
     fn retention_shorter_than_a_day_is_refused() {
         let mut v = cockpit();
         v["retention_secs"] = json!(3600);
-        assert!(matches!(
-            SourceConfig::from_json("cockpit", &v),
-            Err(ConfigError::Invalid(f, _)) if f == "cockpit.retention_secs"
-        ));
+        let e = SourceConfig::from_json("cockpit", &v).unwrap_err();
+        assert_eq!(
+            e,
+            ConfigError::Invalid(
+                "cockpit.retention_secs".into(),
+                FieldError::Retention(RetentionError::TooShort(Seconds(3600)))
+            )
+        );
+        assert_eq!(
+            e.to_string(),
+            "cockpit.retention_secs: must be at least 86400 (24 h)"
+        );
         v["retention_secs"] = json!(86_400 * 30);
         assert!(SourceConfig::from_json("cockpit", &v).is_ok());
     }
@@ -1273,7 +1327,7 @@ mod tests {
         let ledger = json!({ "paid": { "ledger": "/amount" } });
         let field = |r: Result<SourceConfig, ConfigError>| match r {
             Err(ConfigError::Invalid(at, why)) => {
-                assert!(why.contains("trust_unsigned_headers"), "{why}");
+                assert!(why.to_string().contains("trust_unsigned_headers"), "{why}");
                 at
             }
             other => panic!("expected a refusal, got {other:?}"),
@@ -1331,6 +1385,44 @@ mod tests {
         assert!(
             SourceConfig::from_json("x", &v).is_err(),
             "hmac only with scheme = hmac"
+        );
+    }
+
+    #[test]
+    fn a_refusal_by_the_schedule_or_the_hmac_spec_is_kept_typed_and_named_in_the_message() {
+        let mut v = cockpit();
+        v["forward"] = json!({"url": "https://app.example/in", "schedule_secs": [10, 0]});
+        let e = SourceConfig::from_json("cockpit", &v).unwrap_err();
+        assert_eq!(
+            e,
+            ConfigError::Invalid(
+                "cockpit.forward.schedule_secs".into(),
+                FieldError::Schedule(ScheduleError::ZeroDelay { index: 1 })
+            )
+        );
+        assert_eq!(
+            e.to_string(),
+            "cockpit.forward.schedule_secs: expected positive, non-decreasing delays within the \
+             window (retry delay 1 is zero)"
+        );
+        let cause = std::error::Error::source(&e).expect("the schedule's error is the cause");
+        assert_eq!(cause.to_string(), "retry delay 1 is zero");
+
+        let mut v = cockpit();
+        v["scheme"] = json!("hmac");
+        v["hmac"] = json!({"header": "x-sig", "signed": "{ts}.{body}"});
+        let e = SourceConfig::from_json("acme", &v).unwrap_err();
+        assert_eq!(
+            e,
+            ConfigError::Invalid(
+                "acme.hmac.signed".into(),
+                FieldError::Spec(SpecError::UnknownPlaceholder("ts".into()))
+            )
+        );
+        assert_eq!(
+            e.to_string(),
+            "acme.hmac.signed: unknown placeholder {ts}: expected {body}, {timestamp} or \
+             {header:NAME}"
         );
     }
 }

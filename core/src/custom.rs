@@ -80,6 +80,7 @@ impl fmt::Display for SpecError {
                 f.write_str("{timestamp} is signed but timestamp_header is not set")
             }
             SpecError::BodyNotSigned => f.write_str("the template must include {body}"),
+            SpecError::BadHeaderName(h) if h.is_empty() => f.write_str("a header name is empty"),
             SpecError::BadHeaderName(h) => write!(f, "{h:?} is not a header name"),
         }
     }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::config::ConfigError;
+use crate::config::{ConfigError, FieldError};
 use crate::small_map::SmallMap;
 use crate::time::Seconds;
 
@@ -51,22 +51,28 @@ pub struct FeedConfig {
 const VAR: &str = "HOOKONCE_FEED";
 
 fn policy_from(at: &str, v: &Value, base: FeedPolicy) -> Result<FeedPolicy, ConfigError> {
-    let obj = v
-        .as_object()
-        .ok_or_else(|| ConfigError::Invalid(at.to_owned(), "expected an object"))?;
+    let obj = v.as_object().ok_or_else(|| {
+        ConfigError::Invalid(at.to_owned(), FieldError::Value("expected an object"))
+    })?;
     let mut p = base;
     for (k, v) in obj {
         let path = format!("{at}.{k}");
         let n = || {
-            v.as_u64()
-                .ok_or_else(|| ConfigError::Invalid(path.clone(), "expected a whole number"))
+            v.as_u64().ok_or_else(|| {
+                ConfigError::Invalid(path.clone(), FieldError::Value("expected a whole number"))
+            })
         };
         match k.as_str() {
             "keep" => {
                 p.keep = u32::try_from(n()?)
                     .ok()
                     .filter(|k| (1..=MAX_KEEP).contains(k))
-                    .ok_or_else(|| ConfigError::Invalid(path.clone(), "expected 1 to 100000"))?;
+                    .ok_or_else(|| {
+                        ConfigError::Invalid(
+                            path.clone(),
+                            FieldError::Value("expected 1 to 100000"),
+                        )
+                    })?;
             }
             // 0: no age limit, only `keep`.
             "max_age_secs" => p.max_age = Some(Seconds(n()?)).filter(|s| s.0 > 0),
@@ -74,7 +80,9 @@ fn policy_from(at: &str, v: &Value, base: FeedPolicy) -> Result<FeedPolicy, Conf
                 p.rejected_per_minute = u32::try_from(n()?)
                     .ok()
                     .filter(|r| *r <= 1_000)
-                    .ok_or_else(|| ConfigError::Invalid(path.clone(), "expected 0 to 1000"))?;
+                    .ok_or_else(|| {
+                        ConfigError::Invalid(path.clone(), FieldError::Value("expected 0 to 1000"))
+                    })?;
             }
             "sources" if at == VAR => {}
             _ => return Err(ConfigError::Unknown(path)),
@@ -91,9 +99,9 @@ impl FeedConfig {
         let mut by_source = SmallMap::new();
         if let Some(sources) = v.get("sources") {
             let at = format!("{VAR}.sources");
-            let sources = sources
-                .as_object()
-                .ok_or_else(|| ConfigError::Invalid(at.clone(), "expected an object"))?;
+            let sources = sources.as_object().ok_or_else(|| {
+                ConfigError::Invalid(at.clone(), FieldError::Value("expected an object"))
+            })?;
             for (name, p) in sources {
                 by_source.insert(
                     name.clone(),
@@ -132,7 +140,7 @@ mod tests {
             FeedConfig::from_json(&json!({ "keep": 0 })),
             Err(ConfigError::Invalid(
                 "HOOKONCE_FEED.keep".into(),
-                "expected 1 to 100000"
+                FieldError::Value("expected 1 to 100000")
             ))
         );
         assert_eq!(
