@@ -1,4 +1,4 @@
-//! Step 3 of the flow: given what the entity's store holds, what happens to this event,
+//! Step 4 of the flow: given what the entity's store holds, what happens to this event,
 //! and exactly which rows that writes.
 //!
 //! The adapter reads [`Stored`] with point queries, calls [`decide`], and carries out each

@@ -1,4 +1,4 @@
-//! The event model: what a verified body says, in types.
+//! Step 3 of the flow, parse: what a verified body says, in types.
 //!
 //! [`Event::parse`] takes a [`Verified`] body, so nothing unverified becomes an event.
 //! The dedupe key is the provider's event id and nothing else: not the object id
@@ -237,7 +237,7 @@ fn scalar(raw: Option<&str>) -> Scalar {
 }
 
 impl Event {
-    /// Step 2 of the flow: reads the verified body (and, where configured, headers)
+    /// Step 3 of the flow: reads the verified body (and, where configured, headers)
     /// through the source's [`Shape`].
     pub fn parse<K: AsRef<str>, V: AsRef<str>>(
         verified: &Verified<'_>,

@@ -1,5 +1,5 @@
-//! The outbox lifecycle: a row is `Pending` until an attempt delivers it or it is given
-//! up on (`Dead`); an operator can requeue a dead row.
+//! Step 7 of the flow, forward: the outbox lifecycle. A row is `Pending` until an attempt
+//! delivers it or it is given up on (`Dead`); an operator can requeue a dead row.
 //!
 //! One entity's rows go out in `seq` order, head of line first, as the object's
 //! [`Drain`](crate::drain::Drain) sequences it (a bucket's, whose events have no order among them,

@@ -1,4 +1,5 @@
-//! Which operation a request asks for, from its method, path and query.
+//! Step 1 of the flow, route: which operation a request asks for, from its method, path
+//! and query.
 //!
 //! The router is data: [`ROUTES`] lists every method and path template, [`Route::parse`]
 //! maps a request onto one [`Route`], and the OpenAPI description is checked against
