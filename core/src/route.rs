@@ -215,8 +215,8 @@ impl Route {
 
 /// The path and query of a serialised WHATWG URL, as the runtime hands `request.url` over,
 /// without parsing it again: serialisation never leaves `?` or `#` unescaped before the
-/// query or fragment, and a special scheme's path is never empty. (Parsing with the `url`
-/// crate pulled its IDNA tables into the wasm for nothing.)
+/// query or fragment, and a special scheme's path is never empty. (The `url` crate would
+/// add its IDNA tables to the wasm for nothing.)
 pub fn split_url(url: &str) -> (&str, &str) {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     let Some(slash) = url[after_scheme..].find('/') else {

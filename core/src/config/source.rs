@@ -227,8 +227,8 @@ fn default_shape(scheme: &Scheme) -> [FieldSource; 5] {
 
 impl SourceConfig {
     /// Whether an applied event's body is kept for replay: `keep_raw_bodies`, and a
-    /// `body_retention_secs` above 0. Kept for 0 seconds is not kept: the alternative, a
-    /// body written and an alarm woken at once to prune it, halved throughput.
+    /// `body_retention_secs` above 0. Kept for 0 seconds is not kept: writing a body and
+    /// waking an alarm at once to prune it would halve throughput.
     pub fn keeps_bodies(&self) -> bool {
         self.keep_raw_bodies && self.body_retention > Seconds(0)
     }

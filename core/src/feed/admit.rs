@@ -61,8 +61,8 @@ impl RejectWindow {
 #[derive(Clone, Debug, PartialEq, Eq)]
 // Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum FeedWrite {
-    /// Append these rows, in order: one statement for a run of deliveries, where a
-    /// statement per row cost the feed object most of its time under load.
+    /// Append these rows, in order: one statement for a run of deliveries, since a
+    /// statement per row costs the feed object most of its time under load.
     Append(Vec<FeedRow>),
     /// Store the rejected-request window.
     Window(RejectWindow),
@@ -185,7 +185,8 @@ pub fn admit(
 /// it left. Rows appended back to back are one [`FeedWrite::Append`], and the batch prunes
 /// once, where its last prune falls: each prune deletes every row an earlier one would
 /// (its `through` is larger, its age bound the same, and what it deletes is a prefix of
-/// the rows by `seq`). A batch of 500 notes used to run 15.
+/// the rows by `seq`). A batch of 500 notes prunes once, where one note at a time
+/// would prune 15 times.
 pub fn admit_batch(
     notes: &[Note],
     state: &FeedState,
