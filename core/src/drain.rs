@@ -1,21 +1,23 @@
-//! Step 7, forward, as a sequence: one object's delivery loop, decided here one step at a
-//! time and carried out by the adapter, which hands back what each step came to.
+//! Step 7 of the flow, forward, as a sequence: one object's delivery loop, decided here
+//! one command at a time and carried out by the adapter, which hands back what each came
+//! to.
 //!
 //! An alarm invocation starts a run ([`Drain::alarm`]); the adapter carries out each
 //! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
-//! 1. [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
-//!    bucket's next due row after the last one this run read) and hand it over at once,
-//!    with no `.await` in between. What is due for it ([`step`]) decides
-//!    the rest. A bucket with no due row left reads when its next one is due
-//!    ([`Command::ReadEarliest`]) and sets the alarm for it.
-//! 2. [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
-//!    row's [`Transition`] ([`after_attempt`]).
-//! 3. [`Command::Write`]: the transition, applied only while the row is still pending with
-//!    the attempts it was read with (one conditional `UPDATE`).
-//! 4. [`Command::Sync`]: made durable before anything else goes out; then back to 1, or,
-//!    after a failed attempt of an entity's row, [`Command::SetAlarm`] for its retry (head
-//!    of line: the later rows wait, so the application sees the entity in order). A bucket's
-//!    events have no order among them ([`Order::EachDue`]): it goes on to its next due row.
+//! - [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
+//!   bucket's next due row after the last one this run read) and hand it over at once,
+//!   with no `.await` in between. What is due for it ([`step`]) decides the rest. A
+//!   bucket with no due row left reads when its next one is due ([`Command::ReadEarliest`])
+//!   and sets the alarm for it.
+//! - [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
+//!   row's [`Transition`] ([`after_attempt`]).
+//! - [`Command::Write`]: the transition, applied only while the row is still pending with
+//!   the attempts it was read with (one conditional `UPDATE`).
+//! - [`Command::Sync`]: made durable before anything else goes out; then the next
+//!   [`Command::ReadHead`], or, after a failed attempt of an entity's row,
+//!   [`Command::SetAlarm`] for its retry (head of line: the later rows wait, so the
+//!   application sees the entity in order). A bucket's events have no order among them
+//!   ([`Order::EachDue`]): it goes on to its next due row.
 //!
 //! What this sequencing guarantees, whatever the runtime does with alarms:
 //! - **One run at a time.** An alarm that fires while a run is under way starts none: it
