@@ -88,3 +88,33 @@ impl fmt::Display for FieldError {
         }
     }
 }
+
+/// A source's `buckets` is not the count its events about no entity are recorded under:
+/// another count would send a recorded id to another bucket, which would apply it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BucketsChanged {
+    /// The source.
+    pub source: String,
+    /// Its configured `buckets`.
+    pub configured: u32,
+    /// The count its buckets recorded; the one to set back.
+    pub recorded: u32,
+}
+
+impl fmt::Display for BucketsChanged {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let BucketsChanged {
+            source,
+            configured,
+            recorded,
+        } = self;
+        write!(
+            f,
+            "{source}.buckets is {configured}, but its events about no entity are recorded in \
+             {recorded} buckets: another count would send a recorded id to another bucket and \
+             apply it again; set buckets back to {recorded}"
+        )
+    }
+}
+
+impl std::error::Error for BucketsChanged {}

@@ -15,7 +15,7 @@ mod reader;
 mod source;
 mod sources;
 
-pub use error::{ConfigError, FieldError};
+pub use error::{BucketsChanged, ConfigError, FieldError};
 pub use forward::{Destination, Forward, ForwardMode, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE};
 pub use source::{
     Effect, Effects, FieldSource, Shape, SourceConfig, DEFAULT_BUCKETS, DEFAULT_LEGACY_LOOKUP,
@@ -205,6 +205,15 @@ mod tests {
         let s = SourceConfig::from_json("cockpit", &c).unwrap();
         assert_eq!(s.check_buckets(8), Ok(()));
         let e = s.check_buckets(64).unwrap_err();
+        assert_eq!(
+            e,
+            BucketsChanged {
+                source: "cockpit".into(),
+                configured: 8,
+                recorded: 64
+            }
+        );
+        let e = e.to_string();
         assert!(
             e.starts_with(
                 "cockpit.buckets is 8, but its events about no entity are recorded in 64 buckets"

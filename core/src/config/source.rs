@@ -10,7 +10,7 @@ use crate::small_map::SmallMap;
 use crate::time::{Seconds, UnixSeconds};
 use crate::verify::Scheme;
 
-use super::{parse_forward, parse_hmac, ConfigError, FieldError, Forward, Reader};
+use super::{parse_forward, parse_hmac, BucketsChanged, ConfigError, FieldError, Forward, Reader};
 
 /// Largest body accepted by default (1 MiB).
 pub const DEFAULT_MAX_BODY: usize = 1 << 20;
@@ -244,15 +244,14 @@ impl SourceConfig {
     /// Whether buckets recorded with `recorded` as their count serve this configuration:
     /// another count would send a recorded id to another bucket, which would apply it again.
     /// The error names the field and the count to set back.
-    pub fn check_buckets(&self, recorded: u32) -> Result<(), String> {
+    pub fn check_buckets(&self, recorded: u32) -> Result<(), BucketsChanged> {
         match recorded == self.buckets {
             true => Ok(()),
-            false => Err(format!(
-                "{}.buckets is {}, but its events about no entity are recorded in {recorded} \
-                 buckets: another count would send a recorded id to another bucket and apply \
-                 it again; set buckets back to {recorded}",
-                self.name, self.buckets
-            )),
+            false => Err(BucketsChanged {
+                source: self.name.clone(),
+                configured: self.buckets,
+                recorded,
+            }),
         }
     }
 
