@@ -77,36 +77,49 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
-mod b64;
-pub mod body;
-pub mod config;
+// Steps 1 to 3: route, verify, parse; and the hand-off to the entity's object.
 pub mod custom;
-pub mod decide;
-pub mod drain;
 pub mod event;
-mod extract;
-pub mod feed;
-pub mod flush;
-pub mod forward;
 pub mod handoff;
-mod hex;
-pub mod idempotency;
-pub mod log;
-pub mod metrics;
 pub mod names;
-pub mod outbound;
-pub mod outbox;
-pub mod packing;
 pub mod page;
 pub mod percent;
-pub mod publish;
-pub mod retention;
-pub mod retry;
 pub mod route;
 pub mod seen;
 pub mod sign;
-pub mod small_map;
-pub mod time;
+pub mod verify;
+
+// Steps 4 to 7: decide, write, respond, forward.
+pub mod decide;
+pub mod drain;
+pub mod forward;
+pub mod outbox;
+pub mod packing;
+pub mod retention;
+pub mod retry;
+
+// Configuration, and what a request may carry or reach.
+pub mod body;
+pub mod config;
+pub mod outbound;
 pub mod token;
 pub mod urls;
-pub mod verify;
+
+// The publish API.
+pub mod idempotency;
+pub mod publish;
+
+// The source-wide feed, metrics and structured logs.
+pub mod feed;
+pub mod flush;
+pub mod log;
+pub mod metrics;
+
+// Time, and the small ordered map that configuration and the adapter's tables use.
+pub mod small_map;
+pub mod time;
+
+// Encodings and the JSON scanner, used inside the crate only.
+mod b64;
+mod extract;
+mod hex;
