@@ -30,6 +30,7 @@ pub(crate) const STALE: &str = "stale";
 
 /// What became of an event that was handled; stored with its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Its effect was written (and its forwarding enqueued or done).
     Applied,
@@ -97,6 +98,7 @@ pub struct Stored {
 
 /// How the source wants new events handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
 pub enum Plan {
     /// Apply now; if `forward`, enqueue the outbox entry in the same unit.
     Apply {

@@ -60,6 +60,7 @@ pub fn per_event_object(source: &str, event_id: &str) -> String {
 
 /// What an object serves, from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ObjectKind<'a> {
     /// One entity's events (`{source}/e/{entity}`).
     Entity(&'a str),

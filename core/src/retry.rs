@@ -82,6 +82,7 @@ impl std::error::Error for ScheduleError {}
 
 /// What one delivery attempt came to, as the adapter saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttemptResult {
     /// The application answered.
     Status {
@@ -172,6 +173,7 @@ impl fmt::Display for DeadReason {
 /// What the outbox does after an attempt.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Next {
     /// The application took it: done.
     Delivered,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// What a feed row reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FeedOutcome {
     /// A new event, applied.
     Applied,
