@@ -133,6 +133,7 @@ pub enum Command<T> {
 
 /// What a command came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Input<'s, T> {
     /// What [`Command::ReadHead`] found at `now`: the first pending row, with what sending
     /// it takes (`None` when some of it is gone: no destination, secret or body), or `None`

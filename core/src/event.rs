@@ -130,6 +130,7 @@ impl PartialOrd for Version {
 
 /// What applying an event does to its entity's store.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Effect {
     /// Store the full object the event reports (JSON text); running it twice is harmless.
     Snapshot {
