@@ -29,10 +29,10 @@
 //!    job; a duplicate writes nothing).
 //! 6. **Respond**: 200 for applied, duplicate and stale alike, so a provider never retries
 //!    a duplicate; 409 with `Retry-After` while another event of the entity holds its claim.
-//! 7. **Forward**: the entity's alarm runs its [`drain::Drain`], one run at a time: it reads the
-//!    head row, asks [`outbox::step`] what is due, sends it, and writes what
-//!    [`outbox::after_attempt`] returns, only if the row is still as it was read, durably, before
-//!    the next row.
+//! 7. **Forward**: the entity's alarm runs its [`drain::Drain`], one run at a time: it reads
+//!    the head row, asks [`outbox::step`] what is due, sends it, and writes what
+//!    [`outbox::after_attempt`] returns, only if the row is still as it was read, durably,
+//!    before the next row.
 //!
 //! ## Example
 //!
@@ -71,8 +71,8 @@
 //! }
 //! ```
 //!
-//! The publish API has its own, separate flow in [`idempotency::decide`]: webhook deduplication
-//! and request idempotency solve different problems and share no state.
+//! The publish API has its own, separate flow in [`idempotency::decide`]: webhook
+//! deduplication and request idempotency solve different problems and share no state.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
