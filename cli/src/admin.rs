@@ -278,7 +278,7 @@ fn row_line(row: &Value) -> String {
         .and_then(Value::as_i64)
         .map_or_else(
             || "-".to_owned(),
-            |t| crate::input::rfc3339(hookonce_core::UnixSeconds(t)),
+            |t| crate::input::rfc3339(hookonce_core::time::UnixSeconds(t)),
         );
     let mut line = format!(
         "{at}  {:<10} {}  {}",

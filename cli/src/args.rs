@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use hookonce_core::Scheme;
+use hookonce_core::verify::Scheme;
 
 #[derive(Parser, Debug)]
 #[command(

@@ -5,7 +5,7 @@
 use std::time::{Duration, SystemTime};
 
 use anyhow::{bail, Result};
-use hookonce_core::Scheme;
+use hookonce_core::verify::Scheme;
 use serde_json::{json, Value};
 
 use crate::input;

@@ -5,7 +5,8 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use anyhow::{bail, Context as _, Result};
-use hookonce_core::{Scheme, Secret, UnixSeconds};
+use hookonce_core::time::UnixSeconds;
+use hookonce_core::verify::{Scheme, Secret};
 
 use crate::args::scheme_name;
 

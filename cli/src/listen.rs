@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context as _, Result};
-use hookonce_core::{IdempotencyKey, Scheme, Verifier, VerifyError};
+use hookonce_core::idempotency::IdempotencyKey;
+use hookonce_core::verify::{Scheme, Verifier, VerifyError};
 use serde_json::{json, Value};
 
 use crate::args::ListenArgs;

@@ -8,7 +8,8 @@ use std::sync::mpsc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
-use hookonce_core::{signature_headers, Scheme, Secret};
+use hookonce_core::sign;
+use hookonce_core::verify::{Scheme, Secret};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{json, Value};
 
@@ -259,7 +260,7 @@ fn deliver_one(
     let mut headers: Vec<(String, String)> =
         vec![("content-type".into(), "application/json".into())];
     headers.extend(
-        signature_headers(scheme, secret, &event.id, input::now(), &event.body)
+        sign::headers(scheme, secret, &event.id, input::now(), &event.body)
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v)),
     );

@@ -3,7 +3,9 @@
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use hookonce_core::{signature_headers, Scheme, Seconds, UnixSeconds, Verifier, VerifyError};
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::{Scheme, Verifier, VerifyError};
 use serde_json::{json, Map, Value};
 
 use crate::args::{scheme_name, Format, SignArgs, VerifyArgs};
@@ -17,7 +19,7 @@ pub fn sign(a: SignArgs, json: bool) -> Result<ExitCode> {
     if ts.0 < 0 {
         bail!("--timestamp must not be negative: verifiers reject it");
     }
-    let headers = signature_headers(&a.scheme, &secret, &id, ts, &body);
+    let headers = sign::headers(&a.scheme, &secret, &id, ts, &body);
     let format = if json { Format::Json } else { a.format };
     match format {
         Format::Headers => {

@@ -5,10 +5,12 @@
 //! `bench/run.sh` reads the medians from `target/criterion/<size>/<step>/new/estimates.json`.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use hookonce_core::{
-    decide, sign_standard_webhooks, Delivery, Event, Plan, Scheme, Seconds, SourceConfig, Stored,
-    UnixSeconds, Verifier,
-};
+use hookonce_core::config::SourceConfig;
+use hookonce_core::decide::{decide, Delivery, Plan, Stored};
+use hookonce_core::event::Event;
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::{Scheme, Verifier};
 use serde_json::json;
 
 // The load generator's bodies, byte for byte, so the native and workerd figures match.
@@ -39,7 +41,7 @@ fn pipeline(c: &mut Criterion) {
         let id = "evt_bench_1";
         let body = event::body(id, "card_1", NOW.0, size);
         let ts = NOW.to_string();
-        let signature = sign_standard_webhooks(&secret, id, NOW, &body);
+        let signature = sign::standard_webhooks(&secret, id, NOW, &body);
         let owned: Vec<(String, String)> = [
             ("webhook-id", id),
             ("webhook-timestamp", ts.as_str()),
@@ -60,7 +62,7 @@ fn pipeline(c: &mut Criterion) {
         // One element = one event, so criterion reports events/s.
         group.throughput(Throughput::Elements(1));
         group.bench_function("hmac_only", |b| {
-            b.iter(|| sign_standard_webhooks(&secret, id, NOW, black_box(&body)))
+            b.iter(|| sign::standard_webhooks(&secret, id, NOW, black_box(&body)))
         });
         group.bench_function("verify", |b| b.iter(|| verified().signed_at()));
         group.bench_function("verify+parse", |b| b.iter(parsed));

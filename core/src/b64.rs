@@ -195,7 +195,7 @@ mod tests {
         assert_eq!(URL_NO_PAD.decode("-_8"), Some(vec![0xfb, 0xff]));
     }
 
-    /// The crate's engines hookonce used before, as the oracle.
+    /// The `base64` crate's engines, an implementation independent of this one, as the oracle.
     fn oracles() -> [(&'static Base64, GeneralPurpose, &'static str); 3] {
         let secret = GeneralPurpose::new(
             &::base64::alphabet::STANDARD,

@@ -11,10 +11,9 @@ use std::fmt;
 
 use crate::b64::STANDARD as BASE64;
 
-use crate::verify::{Scheme, Verified};
-
 /// How a signature is written after its prefix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Encoding {
     /// Base16, either case (RFC 4648 §8).
     Hex,
@@ -24,6 +23,7 @@ pub enum Encoding {
 
 /// One piece of what is signed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Part {
     /// These bytes, as written in the template.
     Text(String),
@@ -54,6 +54,7 @@ pub struct HmacSpec {
 
 /// Why an HMAC description was refused; the text names what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SpecError {
     /// A `{placeholder}` the template does not know.
     UnknownPlaceholder(String),
@@ -79,6 +80,7 @@ impl fmt::Display for SpecError {
                 f.write_str("{timestamp} is signed but timestamp_header is not set")
             }
             SpecError::BodyNotSigned => f.write_str("the template must include {body}"),
+            SpecError::BadHeaderName(h) if h.is_empty() => f.write_str("a header name is empty"),
             SpecError::BadHeaderName(h) => write!(f, "{h:?} is not a header name"),
         }
     }
@@ -239,20 +241,6 @@ impl HmacSpec {
         };
         format!("{}{body}", self.prefix)
     }
-}
-
-/// Slack's `url_verification` handshake: a verified body `{"type": "url_verification",
-/// "challenge": "…"}` is answered with the challenge, not treated as an event. `None` for
-/// anything else, and for every other scheme.
-#[must_use]
-pub fn challenge(verified: &Verified<'_>) -> Option<String> {
-    if verified.scheme() != &Scheme::Slack {
-        return None;
-    }
-    let body: serde_json::Value = serde_json::from_slice(verified.body()).ok()?;
-    (body.get("type")?.as_str()? == "url_verification")
-        .then(|| body.get("challenge")?.as_str().map(str::to_owned))
-        .flatten()
 }
 
 #[cfg(test)]

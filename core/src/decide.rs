@@ -1,4 +1,4 @@
-//! Step 3 of the flow: given what the entity's store holds, what happens to this event,
+//! Step 4 of the flow: given what the entity's store holds, what happens to this event,
 //! and exactly which rows that writes.
 //!
 //! The adapter reads [`Stored`] with point queries, calls [`decide`], and carries out each
@@ -30,6 +30,7 @@ pub(crate) const STALE: &str = "stale";
 
 /// What became of an event that was handled; stored with its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Its effect was written (and its forwarding enqueued or done).
     Applied,
@@ -97,6 +98,7 @@ pub struct Stored {
 
 /// How the source wants new events handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
 pub enum Plan {
     /// Apply now; if `forward`, enqueue the outbox entry in the same unit.
     Apply {
@@ -127,6 +129,7 @@ impl Plan {
 
 /// One row to write: each is one SQL statement in the adapter.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Write<'e> {
     /// The processed-id row.
     Record {
@@ -163,7 +166,7 @@ pub enum Write<'e> {
         /// The headers needed to read the body the same way again, as a JSON object;
         /// `None` when the event id is all it takes (see [`replay_headers`]).
         headers: Option<String>,
-        /// The body as stored ([`pack`](crate::pack)).
+        /// The body as stored ([`pack`]).
         body: Packed<'e>,
     },
     /// Enqueue the event for forwarding to the source's destination.
@@ -188,6 +191,7 @@ pub enum Write<'e> {
 /// What to do with one delivery.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Decision<'e> {
     /// New: write every row, as one unit. `enqueued` says whether the outbox gained a row.
     Apply {

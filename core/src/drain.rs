@@ -1,21 +1,23 @@
-//! Step 7, forward, as a sequence: one object's delivery loop, decided here one step at a
-//! time and carried out by the adapter, which hands back what each step came to.
+//! Step 7 of the flow, forward, as a sequence: one object's delivery loop, decided here
+//! one command at a time and carried out by the adapter, which hands back what each came
+//! to.
 //!
 //! An alarm invocation starts a run ([`Drain::alarm`]); the adapter carries out each
 //! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
-//! 1. [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
-//!    bucket's next due row after the last one this run read) and hand it over at once,
-//!    with no `.await` in between. What is due for it ([`step`](crate::outbox_step)) decides
-//!    the rest. A bucket with no due row left reads when its next one is due
-//!    ([`Command::ReadEarliest`]) and sets the alarm for it.
-//! 2. [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
-//!    row's [`Transition`] ([`after_attempt`](crate::after_attempt)).
-//! 3. [`Command::Write`]: the transition, applied only while the row is still pending with
-//!    the attempts it was read with (one conditional `UPDATE`).
-//! 4. [`Command::Sync`]: made durable before anything else goes out; then back to 1, or,
-//!    after a failed attempt of an entity's row, [`Command::SetAlarm`] for its retry (head
-//!    of line: the later rows wait, so the application sees the entity in order). A bucket's
-//!    events have no order among them ([`Order::EachDue`]): it goes on to its next due row.
+//! - [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
+//!   bucket's next due row after the last one this run read) and hand it over at once,
+//!   with no `.await` in between. What is due for it ([`step`]) decides the rest. A
+//!   bucket with no due row left reads when its next one is due ([`Command::ReadEarliest`])
+//!   and sets the alarm for it.
+//! - [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
+//!   row's [`Transition`] ([`after_attempt`]).
+//! - [`Command::Write`]: the transition, applied only while the row is still pending with
+//!   the attempts it was read with (one conditional `UPDATE`).
+//! - [`Command::Sync`]: made durable before anything else goes out; then the next
+//!   [`Command::ReadHead`], or, after a failed attempt of an entity's row,
+//!   [`Command::SetAlarm`] for its retry (head of line: the later rows wait, so the
+//!   application sees the entity in order). A bucket's events have no order among them
+//!   ([`Order::EachDue`]): it goes on to its next due row.
 //!
 //! What this sequencing guarantees, whatever the runtime does with alarms:
 //! - **One run at a time.** An alarm that fires while a run is under way starts none: it
@@ -87,6 +89,7 @@ pub struct Run(u64);
 
 /// Which row [`Command::ReadHead`] reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Read {
     /// The first pending row in `seq` order ([`Order::HeadOfLine`]).
     Head,
@@ -97,6 +100,7 @@ pub enum Read {
 /// What the adapter does next for a run.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Command<T> {
     /// Read the row [`Read`] names, and hand it to [`Drain::handle`] as [`Input::Head`] with
     /// no `.await` in between.
@@ -129,6 +133,7 @@ pub enum Command<T> {
 
 /// What a command came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Input<'s, T> {
     /// What [`Command::ReadHead`] found at `now`: the first pending row, with what sending
     /// it takes (`None` when some of it is gone: no destination, secret or body), or `None`

@@ -1,4 +1,4 @@
-//! The event model: what a verified body says, in types.
+//! Step 3 of the flow, parse: what a verified body says, in types.
 //!
 //! [`Event::parse`] takes a [`Verified`] body, so nothing unverified becomes an event.
 //! The dedupe key is the provider's event id and nothing else: not the object id
@@ -12,7 +12,7 @@ use std::fmt;
 use crate::extract::extract;
 
 use crate::config::{Effect as EffectSpec, FieldSource, Shape};
-use crate::verify::{Headers, Verified};
+use crate::verify::{Headers, Scheme, Verified};
 
 /// Longest id, key or type we accept, in bytes (the Idempotency-Key draft's limit, reused).
 pub const MAX_ID_LEN: usize = 255;
@@ -130,6 +130,7 @@ impl PartialOrd for Version {
 
 /// What applying an event does to its entity's store.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Effect {
     /// Store the full object the event reports (JSON text); running it twice is harmless.
     Snapshot {
@@ -146,7 +147,7 @@ pub enum Effect {
 }
 
 /// A parsed, verified event. Only [`Event::parse`] makes one (and the Worker's hand-off,
-/// [`decode_handoff`](crate::decode_handoff), reads one back).
+/// [`handoff::decode`](crate::handoff::decode), reads one back).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     id: EventId,
@@ -158,6 +159,7 @@ pub struct Event {
 
 /// The event field a [`ParseError`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Field {
     /// The event id.
     Id,
@@ -188,6 +190,7 @@ impl fmt::Display for Field {
 
 /// Why a verified body is not a usable event.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ParseError {
     /// The body is not JSON.
     NotJson,
@@ -235,7 +238,7 @@ fn scalar(raw: Option<&str>) -> Scalar {
 }
 
 impl Event {
-    /// Step 2 of the flow: reads the verified body (and, where configured, headers)
+    /// Step 3 of the flow: reads the verified body (and, where configured, headers)
     /// through the source's [`Shape`].
     pub fn parse<K: AsRef<str>, V: AsRef<str>>(
         verified: &Verified<'_>,
@@ -395,6 +398,20 @@ impl Event {
             _ => None,
         }
     }
+}
+
+/// Slack's `url_verification` handshake: a verified body `{"type": "url_verification",
+/// "challenge": "…"}` is answered with the challenge, not treated as an event. `None` for
+/// anything else, and for every other scheme.
+#[must_use]
+pub fn challenge(verified: &Verified<'_>) -> Option<String> {
+    if verified.scheme() != &Scheme::Slack {
+        return None;
+    }
+    let body: serde_json::Value = serde_json::from_slice(verified.body()).ok()?;
+    (body.get("type")?.as_str()? == "url_verification")
+        .then(|| body.get("challenge")?.as_str().map(str::to_owned))
+        .flatten()
 }
 
 #[cfg(test)]

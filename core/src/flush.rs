@@ -36,6 +36,7 @@ pub struct FlushLease {
 
 /// What a flush does after it renewed (or failed to renew) its lease.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Renewal {
     /// Still the flusher: go on.
     Go,

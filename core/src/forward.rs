@@ -5,7 +5,7 @@
 use crate::b64::STANDARD as BASE64;
 use serde_json::{json, Map, Value};
 
-use crate::names::forwarded_key;
+use crate::idempotency::IdempotencyKey;
 use crate::retry::AttemptResult;
 use crate::sign;
 use crate::time::UnixSeconds;
@@ -61,6 +61,7 @@ pub fn headers<'a>(
 
 /// Why an event cannot go to a queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QueueMessageError {
     /// The message would be this many bytes, over [`MAX_QUEUE_MESSAGE`].
     TooLarge(usize),
@@ -102,6 +103,15 @@ pub fn queue_message(
         return Err(QueueMessageError::TooLarge(text.len()));
     }
     Ok(text)
+}
+
+/// The `Idempotency-Key` hookonce forwards an event with: the event id as the draft's
+/// sf-string (`"evt_…"`), so a receiver that parses it strictly reads back exactly the id.
+/// An id no sf-string can carry (non-ASCII) is sent as it is; `webhook-id` always carries
+/// it verbatim.
+#[must_use]
+pub fn forwarded_key(event_id: &str) -> String {
+    IdempotencyKey::from_value(event_id).map_or_else(|_| event_id.to_owned(), |k| k.to_header())
 }
 
 #[cfg(test)]
@@ -180,5 +190,12 @@ mod tests {
             Err(QueueMessageError::TooLarge(n)) => assert!(n > MAX_QUEUE_MESSAGE),
             other => panic!("expected too large, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_forwarded_key_is_the_quoted_event_id() {
+        assert_eq!(forwarded_key("evt_1"), "\"evt_1\"");
+        assert_eq!(forwarded_key("a\"b"), "\"a\\\"b\"");
+        assert_eq!(forwarded_key("évt"), "évt");
     }
 }

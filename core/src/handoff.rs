@@ -32,6 +32,7 @@ pub struct Handoff<'b> {
 
 /// Bytes that are not a hand-off this version of hookonce wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HandoffError {
     /// Too short, or not starting with the marker.
     Framing,
@@ -171,7 +172,7 @@ pub fn decode(bytes: &[u8]) -> Result<Handoff<'_>, HandoffError> {
 mod tests {
     use super::*;
     use crate::config::SourceConfig;
-    use crate::sign::headers as signature_headers;
+    use crate::sign;
     use crate::time::UnixSeconds;
     use crate::verify::Verifier;
 
@@ -191,7 +192,7 @@ mod tests {
             .unwrap();
         let now = UnixSeconds(1_791_270_400);
         let headers: Vec<(String, String)> =
-            signature_headers(&source.scheme, &secret, "msg_1", now, body)
+            sign::headers(&source.scheme, &secret, "msg_1", now, body)
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
                 .collect();

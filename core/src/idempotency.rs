@@ -43,11 +43,51 @@ pub struct IdempotencyKey(String);
 
 /// Why an `Idempotency-Key` header was refused. Both are answered with 400.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyError {
     /// The request carried no `Idempotency-Key` header.
     Missing,
-    /// The header is not a single valid sf-string within our limits; the text says why.
-    Malformed(&'static str),
+    /// The header is not a single valid sf-string or bare key within our limits.
+    Malformed(Malformation),
+}
+
+/// What is wrong with a malformed `Idempotency-Key`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Malformation {
+    /// Nothing between the quotes, or no characters at all.
+    Empty,
+    /// Longer than [`MAX_KEY_LEN`] characters.
+    TooLong,
+    /// A character outside printable ASCII.
+    NotPrintable,
+    /// A quoted key without its closing quote.
+    UnclosedQuote,
+    /// A backslash followed by anything but `"` or `\\`.
+    BadEscape,
+    /// Something follows the closing quote.
+    TrailingCharacters,
+    /// A quote inside a bare key.
+    StrayQuote,
+    /// A space inside a bare key.
+    SpaceOutsideQuotes,
+}
+
+impl std::error::Error for Malformation {}
+
+impl fmt::Display for Malformation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Malformation::Empty => "empty",
+            Malformation::TooLong => "longer than 255 characters",
+            Malformation::NotPrintable => "not printable ASCII",
+            Malformation::UnclosedQuote => "missing closing quote",
+            Malformation::BadEscape => "invalid escape",
+            Malformation::TrailingCharacters => "unexpected characters after the string",
+            Malformation::StrayQuote => "a stray quote",
+            Malformation::SpaceOutsideQuotes => "a space outside quotes",
+        })
+    }
 }
 
 impl fmt::Display for KeyError {
@@ -59,7 +99,14 @@ impl fmt::Display for KeyError {
     }
 }
 
-impl std::error::Error for KeyError {}
+impl std::error::Error for KeyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            KeyError::Missing => None,
+            KeyError::Malformed(why) => Some(why),
+        }
+    }
+}
 
 impl IdempotencyKey {
     /// Parses the `Idempotency-Key` field value, in either of the forms clients send:
@@ -83,11 +130,11 @@ impl IdempotencyKey {
             bare(input)?
         };
         if key.is_empty() {
-            return Err(KeyError::Malformed("empty"));
+            return Err(KeyError::Malformed(Malformation::Empty));
         }
         // Every char is ASCII here, so bytes are characters.
         if key.len() > MAX_KEY_LEN {
-            return Err(KeyError::Malformed("longer than 255 characters"));
+            return Err(KeyError::Malformed(Malformation::TooLong));
         }
         Ok(IdempotencyKey(key))
     }
@@ -96,13 +143,13 @@ impl IdempotencyKey {
     /// if an sf-string cannot carry it (empty, over 255 characters, not printable ASCII).
     pub fn from_value(value: &str) -> Result<IdempotencyKey, KeyError> {
         if value.is_empty() {
-            return Err(KeyError::Malformed("empty"));
+            return Err(KeyError::Malformed(Malformation::Empty));
         }
         if value.len() > MAX_KEY_LEN {
-            return Err(KeyError::Malformed("longer than 255 characters"));
+            return Err(KeyError::Malformed(Malformation::TooLong));
         }
         if !value.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-            return Err(KeyError::Malformed("not printable ASCII"));
+            return Err(KeyError::Malformed(Malformation::NotPrintable));
         }
         Ok(IdempotencyKey(value.to_owned()))
     }
@@ -136,20 +183,18 @@ fn quoted(input: &str) -> Result<String, KeyError> {
     let mut key = String::new();
     loop {
         match chars.next() {
-            None => return Err(KeyError::Malformed("missing closing quote")),
+            None => return Err(KeyError::Malformed(Malformation::UnclosedQuote)),
             Some('\\') => match chars.next() {
                 Some(c @ ('"' | '\\')) => key.push(c),
-                _ => return Err(KeyError::Malformed("invalid escape")),
+                _ => return Err(KeyError::Malformed(Malformation::BadEscape)),
             },
             Some('"') => break,
             Some(c) if (' '..='~').contains(&c) => key.push(c),
-            Some(_) => return Err(KeyError::Malformed("not printable ASCII")),
+            Some(_) => return Err(KeyError::Malformed(Malformation::NotPrintable)),
         }
     }
     if chars.next().is_some() {
-        return Err(KeyError::Malformed(
-            "unexpected characters after the string",
-        ));
+        return Err(KeyError::Malformed(Malformation::TrailingCharacters));
     }
     Ok(key)
 }
@@ -158,10 +203,10 @@ fn quoted(input: &str) -> Result<String, KeyError> {
 fn bare(input: &str) -> Result<String, KeyError> {
     for c in input.chars() {
         match c {
-            '"' => return Err(KeyError::Malformed("a stray quote")),
-            ' ' => return Err(KeyError::Malformed("a space outside quotes")),
+            '"' => return Err(KeyError::Malformed(Malformation::StrayQuote)),
+            ' ' => return Err(KeyError::Malformed(Malformation::SpaceOutsideQuotes)),
             '!'..='~' => {}
-            _ => return Err(KeyError::Malformed("not printable ASCII")),
+            _ => return Err(KeyError::Malformed(Malformation::NotPrintable)),
         }
     }
     Ok(input.to_owned())
@@ -181,6 +226,7 @@ pub struct Fingerprint([u8; 32]);
 
 /// Why a stored fingerprint could not be read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FingerprintError {
     /// Not exactly 64 characters.
     Length,
@@ -300,6 +346,7 @@ impl Default for KeyPolicy {
 
 /// Why a [`KeyPolicy`] was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum KeyPolicyError {
     /// `ttl` is under [`KeyPolicy::MIN_TTL`]: shorter than a client's retries can span.
     TtlTooShort,
@@ -355,6 +402,7 @@ impl KeyPolicy {
 /// What to do with a request that carries a valid key.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum KeyDecision<'a> {
     /// First request for the key (or the previous one expired): accept it.
     Proceed,
@@ -494,7 +542,10 @@ mod tests {
 
     #[test]
     fn an_empty_string_is_malformed() {
-        assert_eq!(parse(r#""""#), Err(KeyError::Malformed("empty")));
+        assert_eq!(
+            parse(r#""""#),
+            Err(KeyError::Malformed(Malformation::Empty))
+        );
     }
 
     #[test]
@@ -517,6 +568,12 @@ mod tests {
     #[test]
     fn key_errors_say_what_is_wrong() {
         assert_eq!(KeyError::Missing.to_string(), "Idempotency-Key is missing");
+        let e = IdempotencyKey::parse(Some("\"abc")).unwrap_err();
+        assert_eq!(e, KeyError::Malformed(Malformation::UnclosedQuote));
+        assert_eq!(
+            e.to_string(),
+            "Idempotency-Key is malformed: missing closing quote"
+        );
     }
 
     // --- fingerprints ---

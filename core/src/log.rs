@@ -10,6 +10,7 @@ use crate::outbox::Transition;
 
 /// How much is logged (`HOOKONCE_LOG`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+// Exhaustive: the edge prints each level through its own console method.
 pub enum LogLevel {
     /// Failures only: dead letters, failed feed writes, rejected deliveries are not errors.
     Error,

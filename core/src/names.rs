@@ -3,7 +3,6 @@
 use sha2::{Digest, Sha256};
 
 use crate::event::{EntityKey, EventId};
-use crate::idempotency::IdempotencyKey;
 use crate::outbox::Order;
 
 /// The Durable Object that owns an event: its entity's (`{source}/e/{entity}`), or, for an
@@ -61,6 +60,7 @@ pub fn per_event_object(source: &str, event_id: &str) -> String {
 
 /// What an object serves, from its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ObjectKind<'a> {
     /// One entity's events (`{source}/e/{entity}`).
     Entity(&'a str),
@@ -108,15 +108,6 @@ pub fn entity_of(object_name: &str) -> Option<&str> {
         ObjectKind::Entity(entity) => Some(entity),
         ObjectKind::Bucket(_) | ObjectKind::PerEvent(_) => None,
     }
-}
-
-/// The `Idempotency-Key` hookonce forwards an event with: the event id as the draft's
-/// sf-string (`"evt_…"`), so a receiver that parses it strictly reads back exactly the id.
-/// An id no sf-string can carry (non-ASCII) is sent as it is; `webhook-id` always carries
-/// it verbatim.
-#[must_use]
-pub fn forwarded_key(event_id: &str) -> String {
-    IdempotencyKey::from_value(event_id).map_or_else(|_| event_id.to_owned(), |k| k.to_header())
 }
 
 #[cfg(test)]
@@ -176,12 +167,5 @@ mod tests {
         assert_eq!(order_of("gh/i/evt_1"), Order::EachDue);
         assert_eq!(object_kind("gh/b/x"), None);
         assert_eq!(object_kind("gh"), None);
-    }
-
-    #[test]
-    fn the_forwarded_key_is_the_quoted_event_id() {
-        assert_eq!(forwarded_key("evt_1"), "\"evt_1\"");
-        assert_eq!(forwarded_key("a\"b"), "\"a\\\"b\"");
-        assert_eq!(forwarded_key("évt"), "évt");
     }
 }

@@ -1,8 +1,8 @@
-//! The outbox lifecycle: a row is `Pending` until an attempt delivers it or it is given
-//! up on (`Dead`); an operator can requeue a dead row.
+//! Step 7 of the flow, forward: the outbox lifecycle. A row is `Pending` until an attempt
+//! delivers it or it is given up on (`Dead`); an operator can requeue a dead row.
 //!
 //! One entity's rows go out in `seq` order, head of line first, as the object's
-//! [`Drain`](crate::Drain) sequences it (a bucket's, whose events have no order among them,
+//! [`Drain`](crate::drain::Drain) sequences it (a bucket's, whose events have no order among them,
 //! each due row in turn: [`Order`]):
 //! 1. read the head (the first pending row) and ask [`step`] what is due at `now`;
 //! 2. for [`Step::Send`], send the stored body to the [`Target`] (a signed POST to a URL or
@@ -21,6 +21,7 @@ use crate::time::{Seconds, UnixSeconds};
 
 /// Where a row is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum OutboxStatus {
     /// Waiting for its next attempt.
     Pending,
@@ -47,8 +48,9 @@ impl fmt::Display for OutboxStatus {
     }
 }
 
-/// Which pending row an object sends next ([`crate::order_of`]).
+/// Which pending row an object sends next ([`crate::names::order_of`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
 pub enum Order {
     /// The first pending row in `seq` order; the rows after it wait while it waits, so
     /// they go out in order.
@@ -74,6 +76,7 @@ pub struct Head {
 /// Which of hookonce's two signing keys signs a row. A published message and a forwarded
 /// provider event never share a key, so neither verifies as the other at the receiver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
 pub enum SigningKey {
     /// `HOOKONCE_FORWARD_SECRET`: events forwarded from a source.
     Forward,
@@ -123,6 +126,7 @@ pub fn target<'a>(
 /// What is due for the head row at `now`; `T` is what sending it takes.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Step<T> {
     /// Nothing before this instant: set the alarm for it.
     WaitUntil(UnixSeconds),
@@ -140,6 +144,7 @@ pub enum Step<T> {
 /// A row's change of state: one SQL `UPDATE` in the adapter.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Transition {
     /// The row is done: delivered or dead.
     Finish {

@@ -12,6 +12,7 @@ use std::fmt;
 
 /// How a stored body's bytes are encoded; the adapter stores [`Codec::code`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Codec {
     /// The body, byte for byte.
     Raw,
@@ -73,6 +74,7 @@ pub fn pack(body: &[u8]) -> Packed<'_> {
 
 /// A stored body that does not decode: the store was written by something else, or damaged.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum UnpackError {
     /// The codec column holds a value no version of hookonce wrote.
     UnknownCodec(i64),

@@ -32,6 +32,7 @@ pub struct Message {
 
 /// Why a publish body was refused (400).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PublishError {
     /// Not a JSON object with the three fields; the text says what serde saw.
     NotAMessage(String),

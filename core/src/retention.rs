@@ -18,6 +18,7 @@ pub const MIN_RETENTION: Seconds = Seconds::DAY;
 
 /// How long a processed id is remembered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Retention {
     /// Never forget an id (the default).
     #[default]
@@ -28,6 +29,7 @@ pub enum Retention {
 
 /// A retention period that would forget ids while the provider may still retry.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RetentionError {
     /// Shorter than [`MIN_RETENTION`].
     TooShort(Seconds),
@@ -110,6 +112,7 @@ pub struct Kept {
 /// One bounded delete, oldest first: one SQL statement in the adapter.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Prune {
     /// Raw bodies kept before `kept_before`.
     Bodies {

@@ -32,6 +32,7 @@ pub struct Schedule {
 
 /// Why a retry schedule was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ScheduleError {
     /// The delays are not a JSON array of whole, non-negative seconds.
     NotJson,
@@ -81,6 +82,7 @@ impl std::error::Error for ScheduleError {}
 
 /// What one delivery attempt came to, as the adapter saw it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AttemptResult {
     /// The application answered.
     Status {
@@ -148,6 +150,7 @@ impl AttemptResult {
 
 /// Why a message was given up on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DeadReason {
     /// The application answered 410 Gone.
     Gone,
@@ -170,6 +173,7 @@ impl fmt::Display for DeadReason {
 /// What the outbox does after an attempt.
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Next {
     /// The application took it: done.
     Delivered,

@@ -1,4 +1,5 @@
-//! Which operation a request asks for, from its method, path and query.
+//! Step 1 of the flow, route: which operation a request asks for, from its method, path
+//! and query.
 //!
 //! The router is data: [`ROUTES`] lists every method and path template, [`Route::parse`]
 //! maps a request onto one [`Route`], and the OpenAPI description is checked against
@@ -6,8 +7,9 @@
 
 use std::fmt;
 
-use crate::feed::{EntityCursor, FeedQuery, QueryError};
-use crate::hex::nibble;
+use crate::page::{EntityCursor, FeedQuery, QueryError};
+use crate::percent::BadEscape;
+pub use crate::percent::{decode_segment, encode_component, query_param};
 
 /// Every route: `(method, path template)`, in the order the README lists them.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -28,6 +30,7 @@ pub const ROUTES: &[(&str, &str)] = &[
 
 /// One operation, with its path parameters decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+// Exhaustive: the edge serves every route, one arm each; a new one must fail its build.
 pub enum Route {
     /// `GET /`: what this service is and where things are.
     Index,
@@ -98,6 +101,7 @@ pub enum Route {
 
 /// Why a request matches no route.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RouteError {
     /// No route has this path.
     NotFound,
@@ -110,6 +114,12 @@ pub enum RouteError {
     BadEscape,
     /// A query parameter is invalid (a cursor, a limit, a filter); it says which.
     BadQuery(QueryError),
+}
+
+impl From<BadEscape> for RouteError {
+    fn from(_: BadEscape) -> RouteError {
+        RouteError::BadEscape
+    }
 }
 
 impl fmt::Display for RouteError {
@@ -205,8 +215,8 @@ impl Route {
 
 /// The path and query of a serialised WHATWG URL, as the runtime hands `request.url` over,
 /// without parsing it again: serialisation never leaves `?` or `#` unescaped before the
-/// query or fragment, and a special scheme's path is never empty. (Parsing with the `url`
-/// crate pulled its IDNA tables into the wasm for nothing.)
+/// query or fragment, and a special scheme's path is never empty. (The `url` crate would
+/// add its IDNA tables to the wasm for nothing.)
 pub fn split_url(url: &str) -> (&str, &str) {
     let after_scheme = url.find("://").map_or(0, |i| i + 3);
     let Some(slash) = url[after_scheme..].find('/') else {
@@ -218,57 +228,6 @@ pub fn split_url(url: &str) -> (&str, &str) {
         Some((path, query)) => (path, query),
         None => (rest, ""),
     }
-}
-
-/// The first value of `name` in an `application/x-www-form-urlencoded` query, decoded
-/// (`+` is a space). `Ok(None)` when absent; an error when its escape is malformed.
-pub fn query_param(query: &str, name: &str) -> Option<Result<String, RouteError>> {
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(k, _)| decode_form(k).as_deref() == Some(name))
-        .map(|(_, v)| decode_form(v).ok_or(RouteError::BadEscape))
-}
-
-/// Percent-encodes `s` for a query value or path segment: everything but RFC 3986's
-/// unreserved characters is escaped, so [`query_param`] and [`decode_segment`] read it back.
-pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(b));
-        } else {
-            const HEX: &[u8; 16] = b"0123456789ABCDEF";
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-        }
-    }
-    out
-}
-
-fn decode_form(s: &str) -> Option<String> {
-    decode_segment(&s.replace('+', " "))
-}
-
-/// Decodes `%XX` escapes in one path segment (RFC 3986 §2.1); `None` if an escape is
-/// malformed or the result is not UTF-8.
-pub fn decode_segment(s: &str) -> Option<String> {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            // Two hex digits exactly: from_str_radix alone would also take a sign ("%+f").
-            let hex = b.get(i + 1..i + 3)?;
-            out.push((nibble(hex[0])? << 4) | nibble(hex[1])?);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
 }
 
 #[cfg(test)]
@@ -346,15 +305,6 @@ mod tests {
             Route::parse("GET", "/events/s/e", "entity=%zz"),
             Err(RouteError::BadEscape)
         );
-    }
-
-    #[test]
-    fn an_encoded_value_decodes_to_itself() {
-        for v in ["evt_1", "a b+c&d=e/f", "évt%", ""] {
-            let q = format!("id={}", encode_component(v));
-            assert_eq!(query_param(&q, "id"), Some(Ok(v.to_owned())), "{v}");
-            assert_eq!(decode_segment(&encode_component(v)).as_deref(), Some(v));
-        }
     }
 
     #[test]

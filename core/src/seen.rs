@@ -5,7 +5,7 @@
 //!
 //! Sound because a record is never undone while the entry lives: the object answered
 //! only after the id was durable (its output gate); only answers that recorded the id just
-//! then are remembered, ids are kept at least [`MIN_RETENTION`](crate::MIN_RETENTION) (a
+//! then are remembered, ids are kept at least [`MIN_RETENTION`](crate::retention::MIN_RETENTION) (a
 //! day) and an entry lives [`SEEN_TTL`]; and an entry is keyed by the object and the id, as
 //! the object dedupes. Bounded: at most
 //! [`SEEN_MAX`] entries, the oldest forgotten first; forgetting only costs a trip to the
@@ -33,6 +33,7 @@ pub(crate) const IN_FLIGHT_MS: u64 = 2_000;
 /// What the Worker does with a delivery, from what its isolate saw ([`SeenIds::check`]).
 #[must_use]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum CopyCheck {
     /// Answer it with this label, as the object would: a copy of a recorded event.
     Answer(&'static str),

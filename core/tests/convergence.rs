@@ -8,7 +8,8 @@ use std::collections::HashMap;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::{EntityKey, Plan};
+use hookonce_core::decide::Plan;
+use hookonce_core::event::EntityKey;
 use proptest::prelude::*;
 
 const ASYNC: Plan = Plan::Apply { forward: true };

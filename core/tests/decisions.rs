@@ -4,10 +4,11 @@ mod common;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::{
-    release, unpack, Claim, Decision, Effect, Field, Lease, Lifetimes, Outcome, ParseError, Plan,
-    Retention, Seconds, Stored, Write,
-};
+use hookonce_core::decide::{release, Claim, Decision, Lease, Outcome, Plan, Stored, Write};
+use hookonce_core::event::{Effect, Field, ParseError};
+use hookonce_core::packing::unpack;
+use hookonce_core::retention::{Lifetimes, Retention};
+use hookonce_core::time::Seconds;
 use serde_json::json;
 
 const ASYNC: Plan = Plan::Apply { forward: true };

@@ -17,10 +17,12 @@ use std::collections::BTreeSet;
 
 use common::model::{Model, OutboxRow};
 use common::*;
-use hookonce_core::{
-    AttemptResult, Drain, DrainCommand, DrainInput, DrainRun, Order, OutboxStatus, Plan, Schedule,
-    Seconds, Transition, UnixSeconds, Version, RUN_LIMIT,
-};
+use hookonce_core::decide::Plan;
+use hookonce_core::drain::{self, Drain, RUN_LIMIT};
+use hookonce_core::event::Version;
+use hookonce_core::outbox::{Order, OutboxStatus, Transition};
+use hookonce_core::retry::{AttemptResult, Schedule};
+use hookonce_core::time::{Seconds, UnixSeconds};
 use proptest::prelude::*;
 
 const ASYNC: Plan = Plan::Apply { forward: true };
@@ -76,8 +78,8 @@ fn scenario() -> impl Strategy<Value = (Vec<i64>, Vec<Step>)> {
 
 /// One alarm invocation: its handle, the command it carries out next, when it started.
 struct Invocation {
-    run: DrainRun,
-    next: DrainCommand<usize>,
+    run: drain::Run,
+    next: drain::Command<usize>,
     started: UnixSeconds,
 }
 
@@ -149,16 +151,16 @@ impl World {
     fn advance(&mut self, k: usize, answer: Answer) -> Result<(), TestCaseError> {
         let inv = &mut self.running[k];
         let run = inv.run;
-        let input = match std::mem::replace(&mut inv.next, DrainCommand::Done) {
-            DrainCommand::ReadHead(read) => DrainInput::Head {
+        let input = match std::mem::replace(&mut inv.next, drain::Command::Done) {
+            drain::Command::ReadHead(read) => drain::Input::Head {
                 row: self
                     .store
                     .read(read, self.now)
                     .map(|h| (h.clone(), Some(h.seq as usize))),
                 now: self.now,
             },
-            DrainCommand::ReadEarliest => DrainInput::Earliest(self.store.earliest_due()),
-            DrainCommand::Send { via: row, .. } => {
+            drain::Command::ReadEarliest => drain::Input::Earliest(self.store.earliest_due()),
+            drain::Command::Send { via: row, .. } => {
                 // The output gate: a request leaves only once every earlier write is durable.
                 self.durable = self.store.outbox.clone();
                 self.receive(row)?;
@@ -176,28 +178,28 @@ impl World {
                     },
                     Answer::Timeout => AttemptResult::Timeout,
                 };
-                DrainInput::Sent {
+                drain::Input::Sent {
                     result,
                     schedule: &self.schedule,
                     now: self.now,
                     jitter: 500,
                 }
             }
-            DrainCommand::Write {
+            drain::Command::Write {
                 transition,
                 if_attempts,
-            } => DrainInput::Written {
+            } => drain::Input::Written {
                 applied: self.store.transition(&transition, if_attempts),
             },
-            DrainCommand::Sync => {
+            drain::Command::Sync => {
                 self.durable = self.store.outbox.clone();
-                DrainInput::Synced
+                drain::Input::Synced
             }
-            DrainCommand::SetAlarm(at) => {
+            drain::Command::SetAlarm(at) => {
                 self.arm(at);
-                DrainInput::AlarmSet
+                drain::Input::AlarmSet
             }
-            DrainCommand::Done => {
+            drain::Command::Done => {
                 self.running.remove(k);
                 return Ok(());
             }
@@ -257,7 +259,7 @@ impl World {
 
     /// An invocation ends before writing the 2xx it got: hookonce cannot know of it.
     fn lose(&mut self, inv: &Invocation) {
-        if let DrainCommand::Write {
+        if let drain::Command::Write {
             transition: Transition::Finish { seq, status, .. },
             ..
         } = &inv.next

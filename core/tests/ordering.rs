@@ -6,7 +6,9 @@ mod common;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::{release, Plan, Seconds, UnixSeconds, Version};
+use hookonce_core::decide::{release, Plan};
+use hookonce_core::event::Version;
+use hookonce_core::time::{Seconds, UnixSeconds};
 use proptest::prelude::*;
 
 const LEASE: Seconds = Seconds(30);

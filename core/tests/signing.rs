@@ -1,10 +1,11 @@
-//! `signature_headers` is the inverse of verification for every scheme, and the presets
+//! `sign::headers` is the inverse of verification for every scheme, and the presets
 //! match their providers' own known answers.
 
-use hookonce_core::{
-    challenge, parse_template, signature_headers, Encoding, HmacSpec, Scheme, Seconds, UnixSeconds,
-    Verifier, VerifyError,
-};
+use hookonce_core::custom::{parse_template, Encoding, HmacSpec};
+use hookonce_core::event::challenge;
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::{Scheme, Verifier, VerifyError};
 
 const NOW: UnixSeconds = UnixSeconds(1_791_270_390);
 
@@ -38,7 +39,7 @@ fn signed_headers_verify_and_a_changed_body_does_not() {
     ] {
         let secret = scheme.parse_secret(secret_for(&scheme)).unwrap();
         let body = br#"{"id":"evt_1"}"#;
-        let headers = signature_headers(&scheme, &secret, "evt_1", NOW, body);
+        let headers = sign::headers(&scheme, &secret, "evt_1", NOW, body);
         let verifier = Verifier::new(scheme.clone(), vec![secret], Seconds(300)).unwrap();
         assert!(
             verifier.verify(&headers, body, NOW).is_ok(),
@@ -103,8 +104,8 @@ fn a_generic_scheme_takes_any_of_several_signatures_in_one_header() {
     let old = scheme.parse_secret("old-secret").unwrap();
     let new = scheme.parse_secret("new-secret").unwrap();
     let body = br#"{"id":"evt_9"}"#;
-    let by_old = signature_headers(&scheme, &old, "evt_9", NOW, body);
-    let by_new = signature_headers(&scheme, &new, "evt_9", NOW, body);
+    let by_old = sign::headers(&scheme, &old, "evt_9", NOW, body);
+    let by_new = sign::headers(&scheme, &new, "evt_9", NOW, body);
     let sig = |h: &[(&str, String)]| {
         h.iter()
             .find(|(k, _)| *k == "x-acme-signature")
@@ -148,14 +149,14 @@ fn slacks_url_verification_is_answered_with_its_challenge() {
     let secret = Scheme::Slack.parse_secret("s3cret").unwrap();
     let verifier = Verifier::new(Scheme::Slack, vec![secret.clone()], Seconds(300)).unwrap();
     let body = br#"{"token":"t","challenge":"3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P","type":"url_verification"}"#;
-    let headers = signature_headers(&Scheme::Slack, &secret, "", NOW, body);
+    let headers = sign::headers(&Scheme::Slack, &secret, "", NOW, body);
     let verified = verifier.verify(&headers, body, NOW).unwrap();
     assert_eq!(
         challenge(&verified).as_deref(),
         Some("3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P")
     );
     let event = br#"{"type":"event_callback","event_id":"Ev1","event":{"type":"message"}}"#;
-    let headers = signature_headers(&Scheme::Slack, &secret, "", NOW, event);
+    let headers = sign::headers(&Scheme::Slack, &secret, "", NOW, event);
     assert_eq!(
         challenge(&verifier.verify(&headers, event, NOW).unwrap()),
         None

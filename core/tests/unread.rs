@@ -7,7 +7,8 @@ mod common;
 
 use common::model::Model;
 use common::*;
-use hookonce_core::{Plan, Version};
+use hookonce_core::decide::Plan;
+use hookonce_core::event::Version;
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]

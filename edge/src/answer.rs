@@ -4,7 +4,10 @@
 
 use std::cell::RefCell;
 
-use hookonce_core::{decision_log, DecisionLog, Event, FeedOutcome, LogLevel, Note, UnixSeconds};
+use hookonce_core::event::Event;
+use hookonce_core::feed::{FeedOutcome, Note};
+use hookonce_core::log::{self, DecisionLog, LogLevel};
+use hookonce_core::time::UnixSeconds;
 use serde::Serialize;
 use serde_json::json;
 use worker::{web_sys, Result};
@@ -98,7 +101,7 @@ pub fn report(
     let entity = event.entity().map(|e| e.as_str());
     logs::emit(
         log,
-        decision_log(&DecisionLog {
+        log::decision(&DecisionLog {
             source,
             event_id: event.id().as_str(),
             event_type: event.kind().as_str(),

@@ -6,7 +6,10 @@
 
 use std::cell::Cell;
 
-use hookonce_core::{bucket_name, per_event_object, Event, SourceConfig, UnixSeconds};
+use hookonce_core::config::SourceConfig;
+use hookonce_core::event::Event;
+use hookonce_core::names::{bucket_name, per_event_object};
+use hookonce_core::time::UnixSeconds;
 use serde_json::{json, Value};
 use worker::{Env, Response, Result, State};
 

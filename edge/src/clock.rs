@@ -1,6 +1,6 @@
 //! The one place hookonce reads the clock.
 
-use hookonce_core::UnixSeconds;
+use hookonce_core::time::UnixSeconds;
 use worker::js_sys;
 
 /// Now, in whole unix seconds.

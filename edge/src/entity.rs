@@ -4,7 +4,7 @@
 //! by the first read that needs one, so a new object creates only the tables it writes.
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
-//! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
+//! `handoff::decode`); an admin replay verifies and parses here. Then read → decide →
 //! write runs with no `.await` between the reads and the writes, and the writes as one
 //! statement (an event's usual rows, through the `event_rows` view's trigger) or in one
 //! `transactionSync`, so two copies of an event can never both pass the check, and a
@@ -12,15 +12,23 @@
 
 use std::cell::{Cell, RefCell};
 
-use hookonce_core::metrics::{Count, OutboxSnapshot};
-use hookonce_core::{
-    decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
-    source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
-    EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
-    ENTITY_EVENTS, ENTITY_OUTBOX,
+use hookonce_core::decide::{
+    decide, decide_unread, release, Decision, Delivery, Plan, Stored, Write,
 };
-use hookonce_core::{failure_log, Seconds};
-use hookonce_core::{object_kind, ObjectKind};
+use hookonce_core::event::{Event, EventId, Version};
+use hookonce_core::feed::{DeadLetter, Note};
+use hookonce_core::forward::Outgoing;
+use hookonce_core::handoff;
+use hookonce_core::log;
+use hookonce_core::metrics::{Count, OutboxSnapshot};
+use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
+use hookonce_core::outbox::OutboxStatus;
+use hookonce_core::page::{EntityCursor, ENTITY_EVENTS, ENTITY_OUTBOX};
+use hookonce_core::retry::AttemptResult;
+use hookonce_core::route::split_url;
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::Headers;
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, SqlStorage, State};
 
@@ -262,7 +270,7 @@ impl EntityObject {
             Ok(bytes) => bytes,
             Err(e) => return made(e.respond()),
         };
-        let handoff = match decode_handoff(&bytes) {
+        let handoff = match handoff::decode(&bytes) {
             Ok(h) => h,
             Err(e) => return made(problem::BAD_REQUEST.respond(e)),
         };
@@ -579,7 +587,7 @@ impl EntityObject {
         }
     }
 
-    fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
+    fn note(&self, source: String, note: Note, log: hookonce_core::log::LogLevel) {
         if let Some(flush) = notes::post(&self.env, source, note, log) {
             let _ = self.state.as_raw().wait_until(&flush);
         }
@@ -675,7 +683,7 @@ impl EntityObject {
         match self.tell_feed(source, &name, &now).await {
             Ok(()) => self.reported.set(Some(now)),
             Err(e) => {
-                logs::emit(loaded.log, failure_log("feed_write_failed", source, &e));
+                logs::emit(loaded.log, log::failure("feed_write_failed", source, &e));
                 let again = clock::now().plus(Seconds::MINUTE);
                 outbox::ensure_alarm(&self.state, &self.armed, again).await?;
             }
@@ -713,7 +721,7 @@ impl EntityObject {
         event: &Event,
         body: &[u8],
     ) -> Option<AttemptResult> {
-        let to = outbox_target(None, Some(&source.config))?;
+        let to = hookonce_core::outbox::target(None, Some(&source.config))?;
         let secret = loaded.forward_secret.as_ref()?;
         let out = Outgoing {
             source: &source.config.name,
@@ -945,7 +953,7 @@ impl EntityObject {
             .header("webhook-id")
             .unwrap_or(id.as_str())
             .to_owned();
-        for (name, value) in signature_headers(
+        for (name, value) in sign::headers(
             &source.config.scheme,
             &source.signer,
             &webhook_id,

@@ -1,12 +1,11 @@
 //! `FeedObject`: one per source. It keeps the source's recent deliveries (the feed) and its
 //! dead letters across entities, bounded as core's `feed` module decides: every batch of notes
-//! runs read → `feed_admit_batch` → one statement per `FeedWrite`, in one transaction.
+//! runs read → `feed::admit_batch` → one statement per `FeedWrite`, in one transaction.
 
+use hookonce_core::feed::{self, FeedOutcome, FeedRow, FeedState, FeedWrite, Note, RejectWindow};
 use hookonce_core::metrics::{self, Count, OutboxSnapshot, SourceFigures};
-use hookonce_core::{
-    encode_component, feed_admit_batch, feed_cursor, next_cursor, split_url, FeedOutcome,
-    FeedQuery, FeedRow, FeedState, FeedWrite, Note, RejectWindow,
-};
+use hookonce_core::page::{feed_cursor, next_cursor, FeedQuery};
+use hookonce_core::route::{encode_component, split_url};
 use serde_json::{json, Value};
 use worker::{web_sys, Env, Request, Response, Result, SqlStorage, State};
 
@@ -98,7 +97,7 @@ impl FeedObject {
                 let now = clock::now();
                 sql::transaction(&self.state, || {
                     let state = read_state(&sql)?;
-                    for w in feed_admit_batch(&notes, &state, policy, now) {
+                    for w in feed::admit_batch(&notes, &state, policy, now) {
                         execute(&sql, &w)?;
                     }
                     add_counts(&sql, &metrics::counts(&notes))

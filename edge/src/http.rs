@@ -1,6 +1,8 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
-use hookonce_core::{object_failed_log, token_matches, BodyLimit, LogLevel, TooLarge};
+use hookonce_core::body::{BodyLimit, TooLarge};
+use hookonce_core::log::{self, LogLevel};
+use hookonce_core::token::token_matches;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, web_sys, Env, Headers, Request, Response, Result};
@@ -214,7 +216,7 @@ async fn ask_object(
         Err(e) => {
             // The runtime's text names bindings and internals: the log has it, the caller
             // (perhaps unauthenticated) gets the generic problem.
-            logs::emit(LogLevel::Error, object_failed_log(binding, &e.to_string()));
+            logs::emit(LogLevel::Error, log::object_failed(binding, &e.to_string()));
             let resp = problem::NOT_DURABLE.respond(STORE_FAILED)?;
             Ok(resp.into())
         }

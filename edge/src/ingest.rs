@@ -1,7 +1,7 @@
 //! The Worker's side of `POST /webhooks/{source}`: steps 2 and 3 (verify, parse) at the
 //! edge, so a bad delivery is refused without waking any Durable Object; then the parsed
 //! event and the raw body go to the entity's object as core's hand-off
-//! (`encode_handoff`). The object does not verify again: only this Worker can call it.
+//! (`handoff::encode`). The object does not verify again: only this Worker can call it.
 //!
 //! A refused delivery is logged with its reason and, sampled, noted in the source's feed
 //! after the answer is made (`ctx.wait_until`); never with its body or signature.
@@ -9,10 +9,13 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use hookonce_core::{
-    challenge, encode_handoff, object_for, rejected_log, CopyCheck, Event, LogLevel, Plan, SeenIds,
-    UnixSeconds,
-};
+use hookonce_core::decide::Plan;
+use hookonce_core::event::{challenge, Event};
+use hookonce_core::handoff;
+use hookonce_core::log::{self, LogLevel};
+use hookonce_core::names::object_for;
+use hookonce_core::seen::{CopyCheck, SeenIds};
+use hookonce_core::time::UnixSeconds;
 use worker::{web_sys, worker_sys::Context, Delay, Env, Response, Result};
 
 use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
@@ -30,7 +33,7 @@ fn reject(
     detail: impl std::fmt::Display,
 ) -> Result<Response> {
     let detail = detail.to_string();
-    logs::emit(loaded.log, rejected_log(name, kind.status, &detail));
+    logs::emit(loaded.log, log::rejected(name, kind.status, &detail));
     let per_minute = loaded.feed.for_source(name).rejected_per_minute;
     if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
         if let Some(flush) = notes::post(env, name.to_owned(), note, loaded.log) {
@@ -86,7 +89,7 @@ pub async fn receive(
         }
     }
     let url = Op::Ingest.url();
-    let handoff = encode_handoff(name, &a.event, &a.headers, &a.body);
+    let handoff = handoff::encode(name, &a.event, &a.headers, &a.body);
     let called = http::call_object(env, ENTITY_BINDING, &a.object, &url, None, &handoff).await;
     let resp = match called {
         Ok(resp) => resp,

@@ -6,10 +6,11 @@
 //! object's input gate and then sees the completed key. Webhook deduplication shares none
 //! of this state.
 
-use hookonce_core::{
-    accept_message, decide_key, Accepted, Fingerprint, IdempotencyKey, KeyDecision, KeyState,
-    Message, StoredResponse, UnixSeconds, PUBLISH_PATH, PUBLISH_SOURCE,
+use hookonce_core::idempotency::{
+    self, Fingerprint, IdempotencyKey, KeyDecision, KeyState, StoredResponse,
 };
+use hookonce_core::publish::{self, Accepted, Message};
+use hookonce_core::time::UnixSeconds;
 use worker::{web_sys, Env, Headers, Request, Response, Result, SqlStorage, State};
 
 use crate::internal::{KEY_HEADER, SCOPE_HEADER};
@@ -161,20 +162,29 @@ impl KeyObject {
         loaded: &Loaded,
     ) -> Result<Reply> {
         let sql = self.state.storage().sql();
-        let fingerprint = Fingerprint::of("POST", PUBLISH_PATH, body);
+        let fingerprint = Fingerprint::of("POST", publish::PATH, body);
         let policy = &loaded.key_policy;
         sql::transaction(&self.state, || {
             let stored = read_key(&sql)?;
-            Ok(match decide_key(stored.as_ref(), &fingerprint, now) {
-                KeyDecision::Proceed => {
-                    let accepted_ms = worker::Date::now().as_millis() as i64;
-                    let accepted =
-                        accept_message(message, key, scope, fingerprint, now, accepted_ms, policy);
-                    self.write(&sql, key, message, &accepted, now)?
-                }
-                KeyDecision::Replay(resp) => Reply::Replay(resp.clone()),
-                KeyDecision::Mismatch => Reply::Mismatch,
-            })
+            Ok(
+                match idempotency::decide(stored.as_ref(), &fingerprint, now) {
+                    KeyDecision::Proceed => {
+                        let accepted_ms = worker::Date::now().as_millis() as i64;
+                        let accepted = publish::accept(
+                            message,
+                            key,
+                            scope,
+                            fingerprint,
+                            now,
+                            accepted_ms,
+                            policy,
+                        );
+                        self.write(&sql, key, message, &accepted, now)?
+                    }
+                    KeyDecision::Replay(resp) => Reply::Replay(resp.clone()),
+                    KeyDecision::Mismatch => Reply::Mismatch,
+                },
+            )
         })
     }
 
@@ -215,12 +225,12 @@ impl KeyObject {
                 sql::int(now.0),
             ],
         )?;
-        let body = hookonce_core::pack(&accepted.envelope);
+        let body = hookonce_core::packing::pack(&accepted.envelope);
         sql::store_body(sql, &accepted.message_id, None, &body, now)?;
         sql::enqueue(
             sql,
             &accepted.message_id,
-            PUBLISH_SOURCE,
+            publish::SOURCE,
             Some(&message.destination),
             now,
         )?;

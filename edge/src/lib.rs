@@ -43,7 +43,7 @@ mod sources;
 mod sql;
 mod task;
 
-use hookonce_core::{split_url, Route, RouteError};
+use hookonce_core::route::{split_url, Route, RouteError};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
 use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response, Result};
@@ -145,7 +145,8 @@ fn refused(path: &str, e: RouteError) -> Result<Response> {
                 problem::METHOD_NOT_ALLOWED.respond(format!("{path} accepts {allow} only"))?;
             http::with_header(resp, "allow", allow)
         }
-        e @ (RouteError::BadEscape | RouteError::BadQuery(_)) => problem::BAD_REQUEST.respond(e),
+        // A malformed escape or query, and any error a later core adds.
+        e => problem::BAD_REQUEST.respond(e),
     }
 }
 

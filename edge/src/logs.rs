@@ -1,7 +1,7 @@
 //! Prints core's structured log records, one JSON line each, for `wrangler tail --format
 //! json` and Workers Logs. A leaf: what a record says is core's (`hookonce_core::log`).
 
-use hookonce_core::{LogLevel, LogRecord};
+use hookonce_core::log::{LogLevel, LogRecord};
 use wasm_bindgen::JsValue;
 use worker::web_sys::console;
 

@@ -15,9 +15,11 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use hookonce_core::{
-    failure_log, FlushId, FlushLease, LogLevel, Note, RejectWindow, Renewal, SmallMap, UnixSeconds,
-};
+use hookonce_core::feed::{Note, RejectWindow};
+use hookonce_core::flush::{FlushId, FlushLease, Renewal};
+use hookonce_core::log::{self, LogLevel};
+use hookonce_core::small_map::SmallMap;
+use hookonce_core::time::UnixSeconds;
 use worker::{js_sys, Delay, Env, Headers};
 
 use crate::internal::{FeedOp, FEED_BINDING};
@@ -62,7 +64,7 @@ pub fn post(env: &Env, source: String, note: Note, log: LogLevel) -> Option<js_s
         if q.len >= QUEUE_MAX {
             logs::emit(
                 log,
-                failure_log("feed_note_dropped", &source, "the queue is full"),
+                log::failure("feed_note_dropped", &source, "the queue is full"),
             );
         } else {
             q.notes.get_or_insert_with(source, Vec::new).push(note);
@@ -132,7 +134,7 @@ fn stalls(batch: &[Note]) -> bool {
 }
 
 async fn send(env: &Env, source: &str, batch: &[Note], log: LogLevel) {
-    let failed = |e: String| logs::emit(log, failure_log("feed_write_failed", source, &e));
+    let failed = |e: String| logs::emit(log, log::failure("feed_write_failed", source, &e));
     let Ok(body) = serde_json::to_vec(batch) else {
         return failed("the notes do not serialise".into());
     };

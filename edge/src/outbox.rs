@@ -12,11 +12,15 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use hookonce_core::drain::Read;
+use hookonce_core::drain::{self, Drain};
+use hookonce_core::forward::Outgoing;
+use hookonce_core::log;
 use hookonce_core::metrics::{self, Count};
-use hookonce_core::{
-    attempt_log, next_prune, order_of, outbox_target, prune_plan, source_of, Drain, DrainCommand,
-    DrainInput, DrainRun, Order, Outgoing, Seconds, Secret, Target, UnixSeconds,
-};
+use hookonce_core::names::{order_of, source_of};
+use hookonce_core::outbox::{self, Order, Target};
+use hookonce_core::retention::{self, next_prune};
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
@@ -175,8 +179,8 @@ async fn deliver_due(
     state: &State,
     armed: &Armed,
     runs: &Runs,
-    run: DrainRun,
-    mut command: DrainCommand<Via<'_>>,
+    run: drain::Run,
+    mut command: drain::Command<Via<'_>>,
     env: &Env,
     loaded: &Loaded,
     attempts: &mut Vec<Count>,
@@ -186,18 +190,18 @@ async fn deliver_due(
     let mut due: Option<sql::Due> = None;
     loop {
         let input = match command {
-            DrainCommand::ReadHead(read) => {
+            drain::Command::ReadHead(read) => {
                 due = match read {
                     Read::Head => sql::head(&sql, Order::HeadOfLine, 0, clock::now())?,
                     Read::DueAfter(after) => sql::head(&sql, Order::EachDue, after, clock::now())?,
                 };
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
-                DrainInput::Head {
+                drain::Input::Head {
                     row,
                     now: clock::now(),
                 }
             }
-            DrainCommand::Send { attempt, via } => DrainInput::Sent {
+            drain::Command::Send { attempt, via } => drain::Input::Sent {
                 result: {
                     let r = send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await;
                     metrics::add(attempts, metrics::ATTEMPTS, metrics::attempt_result(&r), 1);
@@ -209,27 +213,32 @@ async fn deliver_due(
                 now: clock::now_ceil(),
                 jitter: jitter(),
             },
-            DrainCommand::Write {
+            drain::Command::Write {
                 transition,
                 if_attempts,
             } => {
                 let applied = sql::transition(&sql, &transition, if_attempts)?;
                 if let (true, Some(d)) = (applied, &due) {
-                    logs::emit(loaded.log, attempt_log(&d.source, &d.event_id, &transition));
+                    logs::emit(
+                        loaded.log,
+                        log::attempt(&d.source, &d.event_id, &transition),
+                    );
                 }
-                DrainInput::Written { applied }
+                drain::Input::Written { applied }
             }
-            DrainCommand::ReadEarliest => DrainInput::Earliest(sql::start(&sql, None, true)?.due),
+            drain::Command::ReadEarliest => {
+                drain::Input::Earliest(sql::start(&sql, None, true)?.due)
+            }
             // Durable before the next row goes out: a crash now re-sends nothing older.
-            DrainCommand::Sync => {
+            drain::Command::Sync => {
                 storage.sync().await?;
-                DrainInput::Synced
+                drain::Input::Synced
             }
-            DrainCommand::SetAlarm(at) => {
+            drain::Command::SetAlarm(at) => {
                 ensure_alarm(state, armed, at).await?;
-                DrainInput::AlarmSet
+                drain::Input::AlarmSet
             }
-            DrainCommand::Done => return Ok(()),
+            drain::Command::Done => return Ok(()),
         };
         command = runs.0.borrow_mut().handle(run, input);
     }
@@ -248,7 +257,7 @@ impl<'a> Via<'a> {
     /// What sending `due` takes, or `None` when some of it is gone.
     fn of(due: &'a sql::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
         let source = loaded.source(&due.source).map(|s| &s.config);
-        let to = outbox_target(due.destination.as_deref(), source)?;
+        let to = outbox::target(due.destination.as_deref(), source)?;
         Some(Via {
             due,
             to,
@@ -279,7 +288,7 @@ pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize>
 }
 
 /// Prunes what the object's source's lifetimes allow, one bounded batch per kind (core's
-/// `prune_plan`), and sets the alarm for the next batch while work remains.
+/// `retention::plan`), and sets the alarm for the next batch while work remains.
 pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Result<()> {
     let name = state.id().name();
     let Some(lifetimes) = name
@@ -294,7 +303,7 @@ pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Res
     let now = clock::now();
     let kept = sql::kept(&sql)?;
     let mut done = Vec::new();
-    for p in prune_plan(lifetimes, &kept, now) {
+    for p in retention::plan(lifetimes, &kept, now) {
         done.push((p, sql::prune(&sql, p)?));
     }
     let kept = match done.is_empty() {

@@ -1,8 +1,9 @@
 //! The Worker's side of `POST /v1/messages`: authenticate, check the key and the body,
 //! then hand over to the key's object (see `keys`).
 
+use hookonce_core::idempotency::{IdempotencyKey, KeyError};
 use hookonce_core::outbound::{HostList, Policy};
-use hookonce_core::{key_scope, IdempotencyKey, KeyError, Message, PublishError, PUBLISH_MAX_BODY};
+use hookonce_core::publish::{self, Message, PublishError};
 use worker::{Env, Headers, Request, Response, Result};
 
 use crate::internal::{KEYS_BINDING, KEY_HEADER, PUBLISH_URL, SCOPE_HEADER, STATUS_URL};
@@ -38,12 +39,12 @@ fn authenticate(req: &Request, env: &Env) -> std::result::Result<Caller, Result<
         .and_then(|t| t.hosts.clone());
     match IdempotencyKey::parse(header.as_deref()) {
         Ok(key) => Ok(Caller {
-            scoped: (key_scope(token, &key), key),
+            scoped: (publish::scope(token, &key), key),
             policy: loaded.outbound,
             hosts,
         }),
         Err(e @ KeyError::Missing) => Err(problem::KEY_MISSING.respond(e)),
-        Err(e @ KeyError::Malformed(_)) => Err(problem::KEY_MALFORMED.respond(e)),
+        Err(e) => Err(problem::KEY_MALFORMED.respond(e)),
     }
 }
 
@@ -66,7 +67,7 @@ pub async fn publish(req: Request, env: &Env) -> Result<Response> {
         Ok(c) => c,
         Err(problem) => return problem,
     };
-    let body = match http::body(req.inner(), PUBLISH_MAX_BODY).await {
+    let body = match http::body(req.inner(), publish::MAX_BODY).await {
         Ok(body) => body,
         Err(e) => return e.respond(),
     };

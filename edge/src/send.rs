@@ -1,10 +1,11 @@
 //! Outgoing deliveries: one attempt to send a stored event to its destination, as a signed
 //! POST to a URL or through a service binding, or as a message to a queue.
 
-use hookonce_core::{
-    forward_headers, queue_message, AttemptResult, Destination, Outgoing, Secret, Target,
-    SERVICE_URL,
-};
+use hookonce_core::config::Destination;
+use hookonce_core::forward::{self, queue_message, Outgoing, SERVICE_URL};
+use hookonce_core::outbox::Target;
+use hookonce_core::retry::AttemptResult;
+use hookonce_core::verify::Secret;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{
@@ -30,7 +31,7 @@ pub async fn attempt(
     secret: &Secret,
     out: Outgoing<'_>,
 ) -> AttemptResult {
-    let headers = forward_headers(secret, &out, clock::now());
+    let headers = forward::headers(secret, &out, clock::now());
     match target.destination {
         Destination::Url(url) => match post(url, &headers, out.body, target) {
             Some((req, signal)) => {

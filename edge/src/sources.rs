@@ -10,13 +10,16 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use hookonce_core::config::{ConfigError, Destination, SourceConfig, Sources};
+use hookonce_core::feed::FeedConfig;
+use hookonce_core::idempotency::KeyPolicy;
+use hookonce_core::log::{self, LogLevel, LogRecord};
 use hookonce_core::outbound::{self, Policy};
+use hookonce_core::outbox::SigningKey;
 use hookonce_core::publish::{self, Token};
-use hookonce_core::{
-    configuration_log, secret_missing_log, ConfigError, Destination, FeedConfig, KeyPolicy,
-    LogLevel, LogRecord, Scheme, Seconds, Secret, SigningKey, SmallMap, SourceConfig, Sources,
-    Verifier,
-};
+use hookonce_core::small_map::SmallMap;
+use hookonce_core::time::Seconds;
+use hookonce_core::verify::{Scheme, Secret, Verifier};
 use worker::{js_sys, wasm_bindgen::JsValue, Env, Request, Response};
 
 use crate::{http, logs, problem};
@@ -120,7 +123,7 @@ pub fn load(env: &Env) -> Rc<Result<Loaded, String>> {
     let threshold = match &parsed {
         Ok(l) => l.log,
         Err(e) => {
-            logs::emit(LogLevel::Error, configuration_log(e));
+            logs::emit(LogLevel::Error, log::configuration(e));
             LogLevel::Error
         }
     };
@@ -166,7 +169,7 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
         let mut unset = Vec::new();
         for binding in &config.secrets {
             let Some(value) = text(env, binding) else {
-                unset.push(secret_missing_log(&config.name, binding));
+                unset.push(log::secret_missing(&config.name, binding));
                 continue;
             };
             let secret = config

@@ -4,11 +4,13 @@
 
 use std::sync::OnceLock;
 
+use hookonce_core::decide::{Claim, Lease, Outcome, Plan, Stored, Write};
+use hookonce_core::event::{CreatedAt, Effect, Event, EventId, Version};
 use hookonce_core::metrics::OutboxSnapshot;
-use hookonce_core::{
-    unpack, Claim, CreatedAt, Effect, Event, EventId, Head, Kept, Lease, Order, OutboxStatus,
-    Outcome, Packed, Plan, Prune, Stored, Transition, UnixSeconds, Version, Write,
-};
+use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
+use hookonce_core::packing::{unpack, Packed};
+use hookonce_core::retention::{Kept, Prune};
+use hookonce_core::time::UnixSeconds;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, SqlStorage, State};

@@ -28,7 +28,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
-use hookonce_core::SmallMap;
+use hookonce_core::small_map::SmallMap;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use worker::{js_sys, State};

@@ -1,11 +1,14 @@
 //! The fuzz targets: each reads its input with [`Fields`], must never panic, and asserts
 //! properties whose expected values are computed here, not by the code under test.
 
-use hookonce_core::{
-    decode_segment, parse_retry_after, query_param, signature_headers, CreatedAt, Destination,
-    Event, ForwardMode, IdempotencyKey, Route, Scheme, Seconds, SourceConfig, Sources, UnixSeconds,
-    Verifier, MAX_KEY_LEN, MAX_RETRY_AFTER,
-};
+use hookonce_core::config::{Destination, ForwardMode, SourceConfig, Sources};
+use hookonce_core::event::{CreatedAt, Event};
+use hookonce_core::idempotency::{IdempotencyKey, MAX_KEY_LEN};
+use hookonce_core::retry::{parse_retry_after, MAX_RETRY_AFTER};
+use hookonce_core::route::{decode_segment, query_param, Route};
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::{Scheme, Verifier};
 use serde_json::{json, Value};
 
 use crate::{split_oracle, Fields};
@@ -129,7 +132,7 @@ fn round_trip(
         .collect();
     let _ = verifier.verify(&pairs, body, now);
 
-    let headers = signature_headers(&scheme, &key, id, UnixSeconds(signed_at), body);
+    let headers = sign::headers(&scheme, &key, id, UnixSeconds(signed_at), body);
     let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
     // A timestamp before 1970 is refused as malformed, by design.
     let within = signed_at >= 0 && signed_at.abs_diff(now.0) <= TOLERANCE.0;
@@ -233,7 +236,7 @@ pub fn event_parse(data: &[u8]) {
             .parse_secret("whsec_c2VjcmV0")
             .expect("a secret");
         let now = UnixSeconds(1_791_270_400);
-        let signed = signature_headers(&source.scheme, &secret, "msg_1", now, &body);
+        let signed = sign::headers(&source.scheme, &secret, "msg_1", now, &body);
         let mut headers: Vec<(&str, &str)> = signed.iter().map(|(k, v)| (*k, v.as_str())).collect();
         headers.extend([
             ("x-github-delivery", id.as_str()),

@@ -3,7 +3,11 @@
 
 use std::path::PathBuf;
 
-use hookonce_core::{encode_handoff, Event, SourceConfig, UnixSeconds, Verifier};
+use hookonce_core::config::SourceConfig;
+use hookonce_core::event::Event;
+use hookonce_core::handoff;
+use hookonce_core::time::UnixSeconds;
+use hookonce_core::verify::Verifier;
 use serde_json::{json, Value};
 
 use crate::events::ADMIN_TOKEN;
@@ -56,7 +60,7 @@ pub fn deliver(w: &Workerd, delivery: &str) -> Resp {
     )
 }
 
-/// The hand-off the Worker makes of `delivery` (core's `encode_handoff`), verified and
+/// The hand-off the Worker makes of `delivery` (core's `handoff::encode`), verified and
 /// parsed as the Worker does it.
 pub fn handoff(delivery: &str) -> Vec<u8> {
     let config = SourceConfig::from_json(SOURCE, &sources(json!({}))[SOURCE]).unwrap();
@@ -69,7 +73,7 @@ pub fn handoff(delivery: &str) -> Vec<u8> {
         .unwrap();
     let event = Event::parse(&verified, &headers, &config.shape).unwrap();
     assert!(event.entity().is_none(), "a push is about no entity");
-    encode_handoff(SOURCE, &event, &headers, &body)
+    handoff::encode(SOURCE, &event, &headers, &body)
 }
 
 /// Records `delivery` as versions before buckets did: in an object of its own,

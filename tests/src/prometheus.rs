@@ -12,7 +12,7 @@ use std::io::Write as _;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hookonce_core::encode_component;
+use hookonce_core::route::encode_component;
 
 /// A Prometheus server on 127.0.0.1 with its storage in a temp dir, scraping one target's
 /// `/metrics` every second with the admin token as bearer credentials; killed on drop.

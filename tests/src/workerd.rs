@@ -431,12 +431,15 @@ impl Workerd {
         self.post("/webhooks/cockpit", &headers, body)
     }
 
-    /// Hands `handoff` (core's `encode_handoff`) to the entity object named `object`,
+    /// Hands `handoff` (core's `handoff::encode`) to the entity object named `object`,
     /// past the Worker: what an earlier version of the Worker, which chose other objects,
     /// would have sent it. Needs [`Builder::with_handoff`].
     pub fn hand_off(&self, object: &str, handoff: &[u8]) -> Resp {
         let base = self.handoff.as_deref().expect("started with_handoff()");
-        let url = format!("{base}/?object={}", hookonce_core::encode_component(object));
+        let url = format!(
+            "{base}/?object={}",
+            hookonce_core::route::encode_component(object)
+        );
         crate::http(
             &self.agent,
             "POST",

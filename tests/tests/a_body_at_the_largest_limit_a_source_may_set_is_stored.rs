@@ -4,7 +4,7 @@
 //! is applied and kept, and one byte more is a 413 (issue 48). Without the cap, a larger
 //! body was accepted and then answered 503 on every retry, forever.
 
-use hookonce_core::MAX_STORABLE_BODY;
+use hookonce_core::body::MAX_STORABLE_BODY;
 use hookonce_e2e::events::{cockpit_secret, ADMIN_TOKEN, COCKPIT};
 use hookonce_e2e::raw::RawRequest;
 use hookonce_e2e::workerd::Workerd;

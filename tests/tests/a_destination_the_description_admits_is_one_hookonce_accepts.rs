@@ -4,7 +4,7 @@
 //! is in the description's text, not in the pattern); and every URL-like string core
 //! accepts, the pattern admits.
 
-use hookonce_core::is_http_url;
+use hookonce_core::urls::is_http_url;
 use hookonce_e2e::repo_root;
 use proptest::prelude::*;
 use proptest::string::string_regex;

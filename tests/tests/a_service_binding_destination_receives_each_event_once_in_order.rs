@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hookonce_core::SERVICE_URL;
+use hookonce_core::forward::SERVICE_URL;
 use hookonce_e2e::origin::{self, Origin};
 use hookonce_e2e::peers::{self, SERVICE, SERVICE_PATH};
 use hookonce_e2e::{dev_var, sign_standard_webhooks};

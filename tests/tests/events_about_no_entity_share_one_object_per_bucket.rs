@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use hookonce_core::bucket_of;
+use hookonce_core::names::bucket_of;
 use hookonce_e2e::buckets::{builder, deliver, event, files};
 use hookonce_e2e::events::outcome;
 use serde_json::json;

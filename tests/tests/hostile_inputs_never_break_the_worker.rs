@@ -9,7 +9,7 @@
 //! 3. the worker still applies a valid event right after it;
 //! 4. nothing in storage changes for a rejected request (the files on disk, hashed).
 
-use hookonce_core::ROUTES;
+use hookonce_core::route::ROUTES;
 use hookonce_e2e::events::{at, cardholder_created, cockpit_secret, ADMIN_TOKEN, COCKPIT};
 use hookonce_e2e::origin::{Origin, Reply};
 use hookonce_e2e::raw::{changed, chunked as chunks, fingerprint, RawRequest};

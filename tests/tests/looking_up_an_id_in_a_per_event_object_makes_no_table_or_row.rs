@@ -7,7 +7,7 @@
 
 use std::collections::BTreeSet;
 
-use hookonce_core::bucket_of;
+use hookonce_core::names::bucket_of;
 use hookonce_e2e::buckets::{builder, deliver, event, files, tables};
 use hookonce_e2e::events::{assert_problem, outcome};
 use serde_json::json;

@@ -1,7 +1,8 @@
 //! ARCHITECTURE.md's module map against the source tree: every module of `core/src` and
-//! `edge/src` has its row and every row its module, and each edge row's "Imports (local)"
-//! is the set of `crate::` modules the file names, in an order where a module comes after
-//! every module it imports ("leaves first"). Native: it reads files, it runs no worker.
+//! `edge/src` has its row and every row its module, and each row's imports are the set of
+//! `crate::` modules the file names, in an order where a module comes after every module
+//! it imports ("leaves first"), so neither crate has an import cycle; one found is named.
+//! Native: it reads files, it runs no worker.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -147,11 +148,20 @@ fn local_imports(source: &str) -> BTreeSet<String> {
     found
 }
 
+/// A source file without its unit tests: everything from its `#[cfg(test)]` on, which
+/// closes a core file by convention. A unit test may use any module (`verify`'s tests sign
+/// with `sign`, the inverse of `verify`); the code it tests may not.
+fn without_tests(source: &str) -> &str {
+    source
+        .find("#[cfg(test)]")
+        .map_or(source, |at| &source[..at])
+}
+
 /// The source of module `name` in `src`: `NAME.rs`, or `NAME/mod.rs` with every file under
-/// `NAME/`.
-fn source_of(src: &Path, name: &str) -> String {
+/// `NAME/`, each read through `read`.
+fn source_of(src: &Path, name: &str, read: fn(&str) -> &str) -> String {
     let file = src.join(format!("{name}.rs"));
-    let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut text = read(&std::fs::read_to_string(&file).unwrap_or_default()).to_owned();
     let dir = src.join(name);
     if dir.is_dir() {
         let mut stack = vec![dir];
@@ -161,7 +171,7 @@ fn source_of(src: &Path, name: &str) -> String {
                 if path.is_dir() {
                     stack.push(path);
                 } else if path.extension().is_some_and(|e| e == "rs") {
-                    text += &std::fs::read_to_string(&path).unwrap();
+                    text += read(&std::fs::read_to_string(&path).unwrap());
                 }
             }
         }
@@ -194,41 +204,90 @@ fn coverage(table: &str, rows: &[String], files: &BTreeSet<String>) -> Vec<Strin
     problems
 }
 
-#[test]
-fn the_architecture_module_map_matches_the_modules_and_their_imports() {
-    let root = repo();
-    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let mut problems = Vec::new();
-
-    let core_src = root.join("core/src");
-    let core_rows: Vec<String> = table(&doc, "### `core/src`")
-        .iter()
-        .map(|r| module(r))
-        .collect();
-    problems.extend(coverage("core/src", &core_rows, &modules(&core_src)));
-
-    let edge_src = root.join("edge/src");
-    let edge_table = table(&doc, "### `edge/src`, leaves first");
-    let edge_files = modules(&edge_src);
-    let edge_rows: Vec<String> = edge_table.iter().map(|r| module(r)).collect();
-    problems.extend(coverage("edge/src", &edge_rows, &edge_files));
-
-    // Each edge row's imports against its file's, and none from a row further down.
-    let position: BTreeMap<&String, usize> =
-        edge_rows.iter().enumerate().map(|(i, m)| (m, i)).collect();
-    for (i, (row, m)) in edge_table.iter().zip(&edge_rows).enumerate() {
-        if m == "lib" || !edge_files.contains(m) {
-            continue;
+/// A cycle in `graph` (module → the modules it imports), as the path that closes it
+/// (`a → b → a`); `None` when the modules form a DAG.
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    // Depth-first, each module once; a module met again while still on the path closes a
+    // cycle.
+    fn visit(
+        m: &String,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut found = path[at..].to_vec();
+            found.push(m.clone());
+            return Some(found);
         }
-        assert_eq!(row.len(), 3, "edge/src's rows have three cells: {row:?}");
+        if done.contains(m) {
+            return None;
+        }
+        path.push(m.clone());
+        for next in graph.get(m).into_iter().flatten() {
+            if let Some(found) = visit(next, graph, path, done) {
+                return Some(found);
+            }
+        }
+        path.pop();
+        done.insert(m.clone());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|m| visit(m, graph, &mut Vec::new(), &mut done))
+}
+
+/// One crate's table against its files: a row per module and a module per row, each row's
+/// imports (its third cell) those its files name, none from a row further down, and no
+/// import cycle.
+fn check_crate(
+    doc: &str,
+    heading: &str,
+    src: &Path,
+    read: fn(&str) -> &str,
+    problems: &mut Vec<String>,
+) {
+    let name = src
+        .strip_prefix(repo())
+        .unwrap_or(src)
+        .display()
+        .to_string();
+    let rows = table(doc, heading);
+    let files = modules(src);
+    let listed_modules: Vec<String> = rows.iter().map(|r| module(r)).collect();
+    problems.extend(coverage(&name, &listed_modules, &files));
+
+    let graph: BTreeMap<String, BTreeSet<String>> = files
+        .iter()
+        .map(|m| {
+            let mut imports = local_imports(&source_of(src, m, read));
+            imports.remove(m);
+            imports.retain(|d| files.contains(d));
+            (m.clone(), imports)
+        })
+        .collect();
+    if let Some(found) = cycle(&graph) {
+        problems.push(format!("{name}: an import cycle: {}", found.join(" → ")));
+    }
+
+    let position: BTreeMap<&String, usize> = listed_modules
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m, i))
+        .collect();
+    for (i, (row, m)) in rows.iter().zip(&listed_modules).enumerate() {
+        let Some(actual) = graph.get(m) else {
+            continue;
+        };
+        assert_eq!(row.len(), 3, "{name}'s rows have three cells: {row:?}");
         let listed = names(&row[2]);
-        let mut actual = local_imports(&source_of(&edge_src, m));
-        actual.remove(m);
-        if listed != actual {
+        if &listed != actual {
             let missing: Vec<_> = actual.difference(&listed).collect();
-            let extra: Vec<_> = listed.difference(&actual).collect();
+            let extra: Vec<_> = listed.difference(actual).collect();
             problems.push(format!(
-                "edge/src: `{m}` imports {actual:?}; its row lists {listed:?} \
+                "{name}: `{m}` imports {actual:?}; its row lists {listed:?} \
                  (not listed: {missing:?}; listed but not imported: {extra:?})"
             ));
         }
@@ -238,16 +297,57 @@ fn the_architecture_module_map_matches_the_modules_and_their_imports() {
             .collect();
         if !later.is_empty() {
             problems.push(format!(
-                "edge/src: `{m}` imports {later:?}, whose rows come after its own (leaves first)"
+                "{name}: `{m}` imports {later:?}, whose rows come after its own (leaves first)"
             ));
         }
     }
+}
 
+#[test]
+fn the_architecture_module_map_matches_the_modules_and_their_imports() {
+    let root = repo();
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut problems = Vec::new();
+    check_crate(
+        &doc,
+        "### `core/src`, leaves first",
+        &root.join("core/src"),
+        without_tests,
+        &mut problems,
+    );
+    check_crate(
+        &doc,
+        "### `edge/src`, leaves first",
+        &root.join("edge/src"),
+        |source| source,
+        &mut problems,
+    );
     assert!(
         problems.is_empty(),
         "ARCHITECTURE.md's module map disagrees with the code:\n  {}",
         problems.join("\n  ")
     );
+}
+
+#[test]
+fn a_cycle_is_found_and_named_and_a_dag_has_none() {
+    let graph = |edges: &[(&str, &[&str])]| -> BTreeMap<String, BTreeSet<String>> {
+        edges
+            .iter()
+            .map(|(m, to)| (m.to_string(), to.iter().map(|t| t.to_string()).collect()))
+            .collect()
+    };
+    let dag = graph(&[("a", &["b", "c"]), ("b", &["c"]), ("c", &[])]);
+    assert_eq!(cycle(&dag), None);
+    let cyclic = graph(&[("a", &["b"]), ("b", &["c"]), ("c", &["b"])]);
+    assert_eq!(
+        cycle(&cyclic),
+        Some(vec!["b".to_owned(), "c".to_owned(), "b".to_owned()])
+    );
+    // What unit tests import is not the module's.
+    let source = "use crate::a;\nfn f() {}\n#[cfg(test)]\nmod tests {\n    use crate::b;\n}\n";
+    let expected: BTreeSet<String> = ["a".to_owned()].into();
+    assert_eq!(local_imports(without_tests(source)), expected);
 }
 
 #[test]

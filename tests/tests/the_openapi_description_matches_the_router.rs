@@ -1,10 +1,10 @@
-//! `edge/assets/openapi.json` describes exactly the routes the router has (`hookonce_core::ROUTES`),
+//! `edge/assets/openapi.json` describes exactly the routes the router has (`hookonce_core::route::ROUTES`),
 //! both ways, and every error it documents is a problem document, so the description and
 //! the code cannot drift apart unnoticed.
 
 use std::collections::BTreeSet;
 
-use hookonce_core::ROUTES;
+use hookonce_core::route::ROUTES;
 use serde_json::Value;
 
 fn description() -> Value {

@@ -10,8 +10,12 @@
 
 use std::fs;
 
+use hookonce_core::config::Sources;
+use hookonce_core::feed::FeedConfig;
+use hookonce_core::idempotency::KeyPolicy;
+use hookonce_core::log::LogLevel;
 use hookonce_core::outbound::{Policy, ALLOW_PRIVATE_VAR};
-use hookonce_core::{FeedConfig, KeyPolicy, LogLevel, Seconds, Sources};
+use hookonce_core::time::Seconds;
 use hookonce_e2e::{dev_vars, readme, repo_root};
 use serde_json::Value;
 

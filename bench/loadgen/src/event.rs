@@ -67,7 +67,7 @@ impl Hex {
 /// Unix seconds as RFC 3339 UTC, `2026-10-06T07:06:30Z`.
 pub fn rfc3339(secs: i64) -> String {
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let d = hookonce_core::CivilDate::from_days_since_epoch(days);
+    let d = hookonce_core::time::CivilDate::from_days_since_epoch(days);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
         d.year,

@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(json["data"]["object"]["id"], "card_1");
         assert_ne!(a[200..], b[200..]);
         // Not a run of one byte: LZ4 keeps well over half of it.
-        let packed = hookonce_core::pack(&a);
+        let packed = hookonce_core::packing::pack(&a);
         assert!(
             packed.bytes.len() * 10 > a.len() * 6,
             "{} of {}",

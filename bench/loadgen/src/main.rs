@@ -13,7 +13,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use hookonce_core::{sign_github, sign_standard_webhooks, Scheme, Secret, UnixSeconds};
+use hookonce_core::sign;
+use hookonce_core::time::UnixSeconds;
+use hookonce_core::verify::{Scheme, Secret};
 use hookonce_loadgen::{Delivery, Scenario, ENTITIES};
 use serde_json::{json, Value};
 
@@ -159,7 +161,7 @@ impl Client {
                 .header("webhook-timestamp", ts.to_string())
                 .header(
                     "webhook-signature",
-                    sign_standard_webhooks(secret, &d.id, ts, body),
+                    sign::standard_webhooks(secret, &d.id, ts, body),
                 )
                 .send(body)?,
             true => self
@@ -168,7 +170,7 @@ impl Client {
                 .header("content-type", "application/json")
                 .header("x-github-delivery", &d.id)
                 .header("x-github-event", "push")
-                .header("x-hub-signature-256", sign_github(&self.github.1, body))
+                .header("x-hub-signature-256", sign::github(&self.github.1, body))
                 .send(body)?,
         };
         let outcome = res

@@ -3,10 +3,12 @@
 
 pub mod model;
 
-use hookonce_core::{
-    decide, signature_headers, Decision, Delivery, Event, ParseError, Plan, Scheme, Seconds,
-    SourceConfig, Stored, UnixSeconds, Verifier,
-};
+use hookonce_core::config::SourceConfig;
+use hookonce_core::decide::{decide, Decision, Delivery, Plan, Stored};
+use hookonce_core::event::{Event, ParseError};
+use hookonce_core::sign;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::{Scheme, Verifier};
 use serde_json::{json, Value};
 
 /// The public Standard Webhooks example secret (also the sample source's local secret).
@@ -65,7 +67,7 @@ pub fn parse_signed(source: &SourceConfig, body: &Value) -> Result<Signed, Parse
     let bytes = serde_json::to_vec(body).unwrap();
     let msg_id = body["id"].as_str().unwrap_or("msg_none");
     let headers: Vec<(String, String)> =
-        signature_headers(&source.scheme, &secret, msg_id, NOW, &bytes)
+        sign::headers(&source.scheme, &secret, msg_id, NOW, &bytes)
             .into_iter()
             .map(|(k, v)| (k.to_owned(), v))
             .collect();

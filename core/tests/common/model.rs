@@ -3,11 +3,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use hookonce_core::decide::{decide_unread, Claim, Decision, Outcome, Plan, Stored, Write};
 use hookonce_core::drain::Read;
-use hookonce_core::{
-    decide_unread, Claim, Decision, Effect, EventId, Head, OutboxStatus, Outcome, Plan, Stored,
-    Transition, UnixSeconds, Version, Write,
-};
+use hookonce_core::event::{Effect, EventId, Version};
+use hookonce_core::outbox::{Head, OutboxStatus, Transition};
+use hookonce_core::time::UnixSeconds;
 
 use super::Signed;
 
@@ -76,7 +76,7 @@ impl Model {
                 assert!(prev.is_none(), "unique ledger row violated");
             }
             Write::Body { event_id, body, .. } => {
-                let bytes = hookonce_core::unpack(body.codec.code(), &body.bytes).unwrap();
+                let bytes = hookonce_core::packing::unpack(body.codec.code(), &body.bytes).unwrap();
                 self.newest_body = Some(((*event_id).clone(), bytes.into_owned()));
             }
             Write::Enqueue { event_id, .. } => {

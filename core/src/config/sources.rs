@@ -1,0 +1,60 @@
+//! All sources by name, as `HOOKONCE_SOURCES` configures them.
+
+use serde_json::Value;
+
+use crate::outbound::{self, Policy};
+use crate::small_map::SmallMap;
+
+use super::{ConfigError, Destination, FieldError, SourceConfig};
+
+/// All sources by name.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Sources(SmallMap<String, SourceConfig>);
+
+impl Sources {
+    /// Parses `{ "<name>": { …source… }, … }`.
+    pub fn from_json(value: &Value) -> Result<Sources, ConfigError> {
+        let map = value
+            .as_object()
+            .ok_or_else(|| ConfigError::NotAnObject("sources".into()))?;
+        let mut out = SmallMap::new();
+        for (name, source) in map {
+            let valid_name = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !valid_name {
+                return Err(ConfigError::Invalid(
+                    name.clone(),
+                    FieldError::Value("source names are 1-64 of [A-Za-z0-9_-]"),
+                ));
+            }
+            out.insert(name.clone(), SourceConfig::from_json(name, source)?);
+        }
+        Ok(Sources(out))
+    }
+
+    /// The source called `name`.
+    pub fn get(&self, name: &str) -> Option<&SourceConfig> {
+        self.0.get(name)
+    }
+
+    /// Every source, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &SourceConfig> {
+        self.0.values()
+    }
+
+    /// Every configured URL destination through the outbound guard: the first one it
+    /// refuses, with its field.
+    pub fn check_outbound(&self, policy: Policy) -> Result<(), ConfigError> {
+        for source in self.iter() {
+            if let Some(Destination::Url(url)) = source.forward.as_ref().map(|f| &f.destination) {
+                outbound::check(url, policy, None).map_err(|r| {
+                    ConfigError::Destination(format!("{}.forward.url", source.name), r)
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
