@@ -86,6 +86,7 @@ pub mod forward;
 pub mod handoff;
 pub mod hex;
 pub mod idempotency;
+pub mod intake;
 pub mod log;
 pub mod metrics;
 pub mod names;

@@ -41,6 +41,7 @@ mod schema;
 mod send;
 mod sources;
 mod sql;
+mod store;
 mod task;
 
 use hookonce_core::{split_url, Route, RouteError};
