@@ -1,8 +1,10 @@
 //! What a source's feed object writes, as commands: for a batch of notes, the feed's rows
-//! ([`crate::feed::admit_batch`]) and `/metrics`' counters ([`crate::metrics::counts`]),
-//! in that order, all in one transaction; for an entity object's report, its outbox rows.
+//! ([`crate::feed::admit_batch`]), `/metrics`' counters ([`crate::metrics::counts`]) and
+//! the inspector's per-minute tallies ([`crate::activity::tally`]), in that order, all in
+//! one transaction; for an entity object's report, its outbox rows.
 //! The object runs each [`IntakeWrite`] as one statement.
 
+use crate::activity::{self, Tally};
 use crate::feed::{self, FeedPolicy, FeedState, FeedWrite, Note};
 use crate::metrics::{self, Count, OutboxSnapshot};
 use crate::time::UnixSeconds;
@@ -14,6 +16,13 @@ pub enum IntakeWrite {
     Feed(FeedWrite),
     /// An addition to a counter.
     Count(Count),
+    /// Add to a minute's tally of an outcome.
+    Tally(Tally),
+    /// Forget the tallies of minutes before this one (the hour's first).
+    ForgetMinutes {
+        /// The oldest minute kept.
+        before: i64,
+    },
     /// Keep what an entity object counted of its outbox rows (replacing its last report).
     KeepOutbox {
         /// The entity object's name.
@@ -39,9 +48,14 @@ pub fn batch(
 ) -> Vec<IntakeWrite> {
     let feed = feed::admit_batch(notes, state, policy, now);
     let counts = metrics::counts(notes);
-    let mut out = Vec::with_capacity(feed.len() + counts.len());
+    let tallies = activity::tally(notes, now);
+    let mut out = Vec::with_capacity(feed.len() + counts.len() + tallies.len() + 1);
     out.extend(feed.into_iter().map(IntakeWrite::Feed));
     out.extend(counts.into_iter().map(IntakeWrite::Count));
+    out.extend(tallies.into_iter().map(IntakeWrite::Tally));
+    out.push(IntakeWrite::ForgetMinutes {
+        before: activity::first_minute(now),
+    });
     out
 }
 
@@ -72,7 +86,7 @@ mod tests {
     }
 
     #[test]
-    fn a_batch_writes_the_feeds_rows_and_then_the_counters_they_add_to() {
+    fn a_batch_writes_the_feeds_rows_then_the_counters_and_minutes_they_add_to() {
         let notes = [
             delivery("a", FeedOutcome::Applied),
             delivery("b", FeedOutcome::Duplicate),
@@ -90,14 +104,34 @@ mod tests {
             .map(IntakeWrite::Feed)
             .collect();
         assert_eq!(writes[..feed.len()], feed[..]);
-        let counts: Vec<(&str, u64)> = writes[feed.len()..]
-            .iter()
-            .map(|w| match w {
-                IntakeWrite::Count(c) => (c.label.as_str(), c.by),
-                other => panic!("counters after the feed's rows, not {other:?}"),
+        let rest = &writes[feed.len()..];
+        let minute = activity::minute_of(100);
+        let tally = |outcome, count| {
+            IntakeWrite::Tally(Tally {
+                minute,
+                outcome,
+                count,
             })
-            .collect();
-        assert_eq!(counts, [("applied", 2), ("duplicate", 1)]);
+        };
+        let count = |label: &str, by| {
+            IntakeWrite::Count(Count {
+                family: metrics::DELIVERIES.into(),
+                label: label.into(),
+                by,
+            })
+        };
+        assert_eq!(
+            rest,
+            [
+                count("applied", 2),
+                count("duplicate", 1),
+                tally(FeedOutcome::Applied, 2),
+                tally(FeedOutcome::Duplicate, 1),
+                IntakeWrite::ForgetMinutes {
+                    before: activity::first_minute(now)
+                },
+            ]
+        );
     }
 
     #[test]

@@ -72,6 +72,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs, unreachable_pub)]
 
+pub mod activity;
 pub mod b64;
 pub mod body;
 pub mod config;

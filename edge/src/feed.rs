@@ -1,8 +1,9 @@
 //! `FeedObject`: one per source. It keeps the source's recent deliveries (the feed), its
-//! dead letters across entities and `/metrics`' figures, as core's `intake` decides: every
-//! batch of notes runs read → `intake::batch` → one store call (one statement) per
-//! `IntakeWrite`, in one transaction. Its SQL is in `store::feed`.
+//! dead letters across entities, `/metrics`' figures and the inspector's last hour, as
+//! core's `intake` decides: every batch of notes runs read → `intake::batch` → one store
+//! call (one statement) per `IntakeWrite`, in one transaction. Its SQL is in `store::feed`.
 
+use hookonce_core::activity;
 use hookonce_core::feed::{feed_cursor, next_cursor, FeedOutcome, FeedQuery, FeedWrite, Note};
 use hookonce_core::intake::{self, IntakeWrite};
 use hookonce_core::metrics::OutboxSnapshot;
@@ -78,6 +79,19 @@ impl FeedObject {
                 let figures = store.figures(source)?;
                 problem::bytes_response(200, figures.encode().into_bytes(), "text/plain")
             }
+            FeedOp::Activity => {
+                let loaded = sources::load(&self.env);
+                let destination = match &*loaded {
+                    Ok(l) => l.source(&source).and_then(|s| s.config.forward.as_ref()),
+                    Err(e) => return problem::CONFIG.respond(e),
+                };
+                let now = clock::now();
+                let chart = activity::chart(&store.tallies(activity::first_minute(now))?, now);
+                let figures = store.figures(source.clone())?;
+                let destination = destination.map(|f| f.destination.as_deref());
+                let doc = activity::document(&source, &chart, destination, &figures, now);
+                json_response(200, &doc, "application/json")
+            }
         }
     }
 }
@@ -92,6 +106,8 @@ fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
         IntakeWrite::Feed(FeedWrite::Dead(d)) => store.dead(d),
         IntakeWrite::Feed(FeedWrite::Requeued { entity }) => store.requeued(entity),
         IntakeWrite::Count(c) => store.add_count(c),
+        IntakeWrite::Tally(t) => store.add_tally(t),
+        IntakeWrite::ForgetMinutes { before } => store.forget_minutes(*before),
         IntakeWrite::KeepOutbox { object, snapshot } => store.keep_outbox(object, snapshot),
         IntakeWrite::ForgetOutbox { object } => store.forget_outbox(object),
     }

@@ -163,6 +163,7 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         Route::Entity { .. }
         | Route::Feed { .. }
         | Route::Dead { .. }
+        | Route::Activity { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,

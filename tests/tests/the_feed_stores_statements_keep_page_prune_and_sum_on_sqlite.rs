@@ -1,7 +1,8 @@
 //! The feed object's statements (`edge/src/store/feed/statements.rs`, run natively here on
 //! the SQLite that workerd embeds, bound as `store::feed` binds them): rows appended as one
 //! JSON array come back field for field, newest first and filtered; a prune deletes one
-//! range of old rows; counters add up; outbox reports sum; dead letters keep the newest.
+//! range of old rows; counters add up; outbox reports sum; dead letters keep the newest;
+//! per-minute tallies add up and the minutes before the hour are forgotten.
 
 #[path = "../../edge/src/store/feed/statements.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -247,4 +248,34 @@ fn counters_add_up_outbox_reports_sum_and_dead_letters_keep_the_newest() {
             .unwrap(),
         2
     );
+}
+
+#[test]
+fn tallies_add_up_per_minute_and_outcome_and_minutes_before_the_hour_are_forgotten() {
+    let c = feed();
+    for (minute, outcome, by) in [
+        (10, "applied", 2),
+        (10, "applied", 3),
+        (10, "stale", 1),
+        (11, "applied", 1),
+        (70, "rejected", 4),
+    ] {
+        c.execute(statements::ADD_TALLY, params![minute, outcome, by])
+            .unwrap();
+    }
+    let tallies = |c: &Connection, from: i64| -> Vec<(i64, String, i64)> {
+        c.prepare(statements::TALLIES)
+            .unwrap()
+            .query_map(params![from], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(
+        tallies(&c, 11),
+        [(11, "applied".into(), 1), (70, "rejected".into(), 4)]
+    );
+    c.execute(statements::FORGET_MINUTES, params![11]).unwrap();
+    assert_eq!(tallies(&c, i64::MIN).len(), 2);
+    assert_eq!(tallies(&c, 0)[0], (11, "applied".into(), 1));
 }

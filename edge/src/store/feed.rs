@@ -3,6 +3,7 @@
 
 mod statements;
 
+use hookonce_core::activity::Tally;
 use hookonce_core::feed::{DeadLetter, FeedOutcome, FeedQuery, FeedRow, FeedState, RejectWindow};
 use hookonce_core::metrics::{Count, OutboxSnapshot, SourceFigures};
 use hookonce_core::time::UnixSeconds;
@@ -134,6 +135,40 @@ impl FeedStore {
     pub fn add_count(&self, c: &Count) -> Result<()> {
         let values = [text(&c.family), text(&c.label), count(c.by)];
         sql::run(&self.sql, statements::ADD_COUNT, &values).map(drop)
+    }
+
+    pub fn add_tally(&self, t: &Tally) -> Result<()> {
+        let values = [int(t.minute), text(t.outcome.as_str()), count(t.count)];
+        sql::run(&self.sql, statements::ADD_TALLY, &values).map(drop)
+    }
+
+    pub fn forget_minutes(&self, before: i64) -> Result<()> {
+        sql::run(&self.sql, statements::FORGET_MINUTES, &[int(before)]).map(drop)
+    }
+
+    /// The per-minute tallies from minute `from` on.
+    pub fn tallies(&self, from: i64) -> Result<Vec<Tally>> {
+        row! {
+            struct Row {
+                minute: i64,
+                outcome: String,
+                count: i64,
+            }
+        }
+        let rows: Vec<Row> = self
+            .sql
+            .exec_raw(statements::TALLIES, vec![int(from)])?
+            .all()?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|r| {
+                Some(Tally {
+                    minute: r.minute,
+                    outcome: FeedOutcome::parse(&r.outcome)?,
+                    count: u64::try_from(r.count).ok()?,
+                })
+            })
+            .collect())
     }
 
     pub fn keep_outbox(&self, object: &str, s: &OutboxSnapshot) -> Result<()> {

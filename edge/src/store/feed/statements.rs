@@ -36,6 +36,14 @@ CREATE TABLE IF NOT EXISTS outbox_rows (
   oldest_pending_at INTEGER,
   dead              INTEGER NOT NULL
 ) WITHOUT ROWID;
+-- The inspector's last hour (core's `activity`): deliveries per minute by outcome, at most
+-- 60 minutes x 4 outcomes, older minutes forgotten with every batch.
+CREATE TABLE IF NOT EXISTS activity (
+  minute  INTEGER NOT NULL,          -- unix seconds / 60
+  outcome TEXT NOT NULL,             -- feed::FeedOutcome
+  count   INTEGER NOT NULL,
+  PRIMARY KEY (minute, outcome)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS reject_window (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   minute     INTEGER NOT NULL,
@@ -122,3 +130,15 @@ pub const PAGE: &str =
 /// The newest 500 dead letters: `entity, event_id, attempts, last_result, at`.
 pub const DEAD_LETTERS: &str = "SELECT entity, event_id, attempts, last_result, at FROM dead
  ORDER BY at DESC, entity, event_id LIMIT 500";
+
+/// Adds to a minute's tally of an outcome: `minute, outcome, by`.
+pub const ADD_TALLY: &str = "INSERT INTO activity (minute, outcome, count) VALUES (?, ?, ?)
+ ON CONFLICT (minute, outcome) DO UPDATE SET count = count + excluded.count";
+
+/// Forgets the tallies of the minutes before `?`: the primary key's first column, so it
+/// reads only the rows it deletes.
+pub const FORGET_MINUTES: &str = "DELETE FROM activity WHERE minute < ?";
+
+/// The tallies from minute `?` on: `minute, outcome, count`.
+pub const TALLIES: &str =
+    "SELECT minute, outcome, count FROM activity WHERE minute >= ? ORDER BY minute, outcome";
