@@ -1,7 +1,10 @@
 //! The Worker's side of the read and admin APIs: the bearer token, then the operation on
 //! the entity's object, the event's bucket or the source's feed object.
 
-use hookonce_core::{object_name, per_event_object, EntityCursor, Route, Seconds};
+use hookonce_core::feed::EntityCursor;
+use hookonce_core::names::{object_name, per_event_object};
+use hookonce_core::route::{Route, ROUTES};
+use hookonce_core::time::Seconds;
 use serde_json::{json, Value};
 use worker::{Env, Request, Response, Result};
 
@@ -11,7 +14,7 @@ use crate::{http, problem, sources};
 
 /// `GET /`: what this is and where things are.
 pub fn index() -> Value {
-    let endpoints: Vec<String> = hookonce_core::ROUTES
+    let endpoints: Vec<String> = ROUTES
         .iter()
         .map(|(method, path)| format!("{method} {path}"))
         .collect();

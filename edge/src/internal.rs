@@ -1,7 +1,7 @@
 //! The protocol between the Worker and its Durable Objects: binding names, internal
 //! headers and the operations an entity object serves. A leaf: it imports nothing local.
 
-use hookonce_core::{encode_component, query_param};
+use hookonce_core::route::{encode_component, query_param};
 
 /// The entity objects' namespace binding.
 pub const ENTITY_BINDING: &str = "ENTITY";
@@ -82,7 +82,7 @@ impl Op {
 /// What a source's feed object is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FeedOp {
-    /// Take notes, in order (a JSON array of `hookonce_core::Note`).
+    /// Take notes, in order (a JSON array of `hookonce_core::feed::Note`).
     Notes,
     /// A page of the feed; the query as `FeedQuery::to_query` wrote it.
     Events(String),
