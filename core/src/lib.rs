@@ -110,8 +110,10 @@ pub mod idempotency;
 pub mod publish;
 
 // The source-wide feed, metrics and structured logs.
+pub mod activity;
 pub mod feed;
 pub mod flush;
+pub mod intake;
 pub mod log;
 pub mod metrics;
 

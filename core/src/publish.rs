@@ -8,7 +8,9 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::idempotency::{Fingerprint, IdempotencyKey, KeyPolicy, KeyState, StoredResponse};
+use crate::idempotency::{
+    Fingerprint, IdempotencyKey, KeyDecision, KeyPolicy, KeyState, StoredResponse,
+};
 use crate::outbound::{self, HostList, Policy, Refusal};
 use crate::time::UnixSeconds;
 
@@ -185,6 +187,170 @@ pub fn accept(
     }
 }
 
+/// A publish request as its key's object sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Request<'a> {
+    /// The request's key.
+    pub key: &'a IdempotencyKey,
+    /// The key's scope ([`scope`]), which also seeds the message id.
+    pub scope: &'a str,
+    /// The raw body, fingerprinted.
+    pub body: &'a [u8],
+    /// The body, parsed.
+    pub message: &'a Message,
+}
+
+/// A row the key's object writes, one statement each, all of a request's in one
+/// transaction: no window in which a key is "in progress".
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyWrite {
+    /// Store the key's completed state, over an expired one if there was one.
+    Key {
+        /// The key, as sent.
+        key: String,
+        /// Its completed state, with the receipt to replay.
+        state: KeyState,
+    },
+    /// Record the accepted message.
+    Message {
+        /// Its id.
+        message_id: String,
+        /// Its type.
+        event_type: String,
+        /// Where it goes.
+        destination: String,
+        /// When it was accepted.
+        accepted_at: UnixSeconds,
+    },
+    /// Keep the envelope to deliver (packed as any kept body is).
+    Body {
+        /// The message id it is kept under.
+        message_id: String,
+        /// The Standard Webhooks payload.
+        envelope: Vec<u8>,
+        /// When it was kept.
+        at: UnixSeconds,
+    },
+    /// Enqueue the message's delivery, due at once, sending the body just kept.
+    Enqueue {
+        /// The message id.
+        message_id: String,
+        /// Where it goes.
+        destination: String,
+        /// When it was enqueued.
+        at: UnixSeconds,
+    },
+    /// Forget the key's expired state; the message's delivery record stays.
+    Forget,
+}
+
+/// What the key's object answers a publish request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyAnswer<'a> {
+    /// Accepted now: the receipt (202), once the writes are made; delivery is due at once.
+    Accepted(StoredResponse),
+    /// A retry of the accepted request: its receipt again, byte for byte.
+    Replay(&'a StoredResponse),
+    /// The key was first used with another body: 422.
+    Mismatch,
+}
+
+/// What one publish request comes to in its key's object: the rows to write and the
+/// answer to give once they are written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyStep<'a> {
+    /// The rows, in order; none for a replay or a mismatch.
+    pub writes: Vec<KeyWrite>,
+    /// The answer.
+    pub answer: KeyAnswer<'a>,
+}
+
+/// The key object's whole decision for `request`, given the key's stored state, at `now`
+/// (`accepted_at_ms` seeds a new message's id).
+#[must_use]
+pub fn handle<'a>(
+    stored: Option<&'a KeyState>,
+    request: Request<'_>,
+    now: UnixSeconds,
+    accepted_at_ms: i64,
+    policy: &KeyPolicy,
+) -> KeyStep<'a> {
+    let fingerprint = Fingerprint::of("POST", PATH, request.body);
+    let answer = match crate::idempotency::decide(stored, &fingerprint, now) {
+        KeyDecision::Proceed => None,
+        KeyDecision::Replay(resp) => Some(KeyAnswer::Replay(resp)),
+        KeyDecision::Mismatch => Some(KeyAnswer::Mismatch),
+    };
+    if let Some(answer) = answer {
+        return KeyStep {
+            writes: Vec::new(),
+            answer,
+        };
+    }
+    let Request {
+        key,
+        scope,
+        message,
+        ..
+    } = request;
+    let accepted = accept(
+        message,
+        key,
+        scope,
+        fingerprint,
+        now,
+        accepted_at_ms,
+        policy,
+    );
+    let receipt = accepted.key.response.clone();
+    let id = accepted.message_id;
+    KeyStep {
+        writes: vec![
+            KeyWrite::Key {
+                key: key.as_str().to_owned(),
+                state: accepted.key,
+            },
+            KeyWrite::Message {
+                message_id: id.clone(),
+                event_type: message.event_type.clone(),
+                destination: message.destination.clone(),
+                accepted_at: now,
+            },
+            KeyWrite::Body {
+                message_id: id.clone(),
+                envelope: accepted.envelope,
+                at: now,
+            },
+            KeyWrite::Enqueue {
+                message_id: id,
+                destination: message.destination.clone(),
+                at: now,
+            },
+        ],
+        answer: KeyAnswer::Accepted(receipt),
+    }
+}
+
+/// What the key's alarm does about its stored state: forget it once it expired, or look
+/// again when it will have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expiry {
+    /// Write [`KeyWrite::Forget`].
+    Forget,
+    /// Set the alarm for then.
+    At(UnixSeconds),
+}
+
+/// [`Expiry`] for the key's `stored` state at `now`; `None` when there is none.
+#[must_use]
+pub fn expiry(stored: Option<&KeyState>, now: UnixSeconds) -> Option<Expiry> {
+    let state = stored?;
+    Some(match state.prune_due(now) {
+        true => Expiry::Forget,
+        false => Expiry::At(state.prune_at()),
+    })
+}
+
 /// The name of the store that holds `key` for `token`: keys are scoped to the API token
 /// (draft §2.2 leaves scope to the resource), and the token itself never appears in it.
 pub fn scope(token: &str, key: &IdempotencyKey) -> String {
@@ -271,5 +437,122 @@ mod tests {
         let s = scope("t", &key);
         assert_ne!(message_id(&s, 1_000), message_id(&s, 86_401_000));
         assert_eq!(message_id(&s, 1_000), message_id(&s, 1_000));
+    }
+
+    fn request_for<'a>(key: &'a IdempotencyKey, body: &'a [u8], m: &'a Message) -> Request<'a> {
+        Request {
+            key,
+            scope: "s/k-1",
+            body,
+            message: m,
+        }
+    }
+
+    #[test]
+    fn a_first_request_writes_its_key_message_body_and_outbox_row_and_answers_its_receipt() {
+        let key = IdempotencyKey::parse(Some("\"k-1\"")).unwrap();
+        let body = br#"{"destination":"https://h.example/in","event_type":"t","payload":{"a":1}}"#;
+        let m = Message::parse(body).unwrap();
+        let now = UnixSeconds(1_000);
+        let step = handle(
+            None,
+            request_for(&key, body, &m),
+            now,
+            7,
+            &KeyPolicy::default(),
+        );
+        let KeyAnswer::Accepted(receipt) = &step.answer else {
+            panic!("a first request is accepted: {:?}", step.answer);
+        };
+        assert_eq!(receipt.status, 202);
+        let id = message_id("s/k-1", 7);
+        match step.writes.as_slice() {
+            [KeyWrite::Key { key: k, state }, KeyWrite::Message {
+                message_id,
+                destination,
+                ..
+            }, KeyWrite::Body {
+                message_id: body_id,
+                envelope,
+                ..
+            }, KeyWrite::Enqueue {
+                message_id: queued, ..
+            }] => {
+                assert_eq!(k, "k-1");
+                assert_eq!(&state.response, receipt);
+                assert_eq!(state.expires_at, now.plus(crate::time::Seconds::DAY));
+                assert_eq!((message_id, body_id, queued), (&id, &id, &id));
+                assert_eq!(destination, "https://h.example/in");
+                let envelope: Value = serde_json::from_slice(envelope).unwrap();
+                assert_eq!(envelope["data"], json!({"a": 1}));
+            }
+            other => panic!("key, message, body, outbox row in that order: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_retry_replays_the_receipt_and_another_body_under_the_key_is_a_mismatch_both_writing_nothing(
+    ) {
+        let key = IdempotencyKey::parse(Some("k-1")).unwrap();
+        let body = br#"{"destination":"https://h.example/in","event_type":"t","payload":1}"#;
+        let other = br#"{"destination":"https://h.example/in","event_type":"t","payload":2}"#;
+        let (m, m2) = (
+            Message::parse(body).unwrap(),
+            Message::parse(other).unwrap(),
+        );
+        let now = UnixSeconds(1_000);
+        let policy = KeyPolicy::default();
+        let first = handle(None, request_for(&key, body, &m), now, 1, &policy);
+        let KeyWrite::Key { state, .. } = &first.writes[0] else {
+            panic!("the key first");
+        };
+        let later = UnixSeconds(2_000);
+        let retry = handle(Some(state), request_for(&key, body, &m), later, 2, &policy);
+        assert_eq!(retry.answer, KeyAnswer::Replay(&state.response));
+        assert!(retry.writes.is_empty());
+        let clash = handle(
+            Some(state),
+            request_for(&key, other, &m2),
+            later,
+            2,
+            &policy,
+        );
+        assert_eq!(clash.answer, KeyAnswer::Mismatch);
+        assert!(clash.writes.is_empty());
+        // Once the key expired, the same key is a new request with a new message id.
+        let expired = state.expires_at;
+        let again = handle(
+            Some(state),
+            request_for(&key, other, &m2),
+            expired,
+            3,
+            &policy,
+        );
+        assert!(matches!(again.answer, KeyAnswer::Accepted(_)));
+        assert_eq!(again.writes.len(), 4);
+    }
+
+    #[test]
+    fn an_expired_key_is_forgotten_and_a_live_one_is_looked_at_again_when_it_expires() {
+        let key = IdempotencyKey::parse(Some("k")).unwrap();
+        let body = br#"{"destination":"https://h.example/in","event_type":"t","payload":1}"#;
+        let m = Message::parse(body).unwrap();
+        let step = handle(
+            None,
+            request_for(&key, body, &m),
+            UnixSeconds(0),
+            1,
+            &KeyPolicy::default(),
+        );
+        let KeyWrite::Key { state, .. } = &step.writes[0] else {
+            panic!("the key first");
+        };
+        assert_eq!(expiry(None, UnixSeconds(0)), None);
+        let before = UnixSeconds(state.expires_at.0 - 1);
+        assert_eq!(
+            expiry(Some(state), before),
+            Some(Expiry::At(state.expires_at))
+        );
+        assert_eq!(expiry(Some(state), state.expires_at), Some(Expiry::Forget));
     }
 }

@@ -19,6 +19,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/entities/{source}/{entity}"),
     ("GET", "/sources/{source}/events"),
     ("GET", "/sources/{source}/dead"),
+    ("GET", "/sources/{source}/activity"),
     ("GET", "/metrics"),
     ("GET", "/events/{source}/{event_id}"),
     ("POST", "/admin/outbox/{source}/{entity}/retry"),
@@ -60,6 +61,12 @@ pub enum Route {
     },
     /// `GET /sources/{source}/dead`: dead letters across the source's entities.
     Dead {
+        /// The source name.
+        source: String,
+    },
+    /// `GET /sources/{source}/activity`: the last hour's deliveries per minute by outcome,
+    /// and the destination's health.
+    Activity {
         /// The source name.
         source: String,
     },
@@ -174,6 +181,12 @@ impl Route {
             ["sources", source, "dead"] => (
                 "GET",
                 Route::Dead {
+                    source: (*source).into(),
+                },
+            ),
+            ["sources", source, "activity"] => (
+                "GET",
+                Route::Activity {
                     source: (*source).into(),
                 },
             ),

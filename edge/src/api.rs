@@ -63,6 +63,7 @@ fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
         ),
         Route::Feed { query, .. } => feed_op(source, FeedOp::Events(query.to_query())),
         Route::Dead { .. } => feed_op(source, FeedOp::Dead),
+        Route::Activity { .. } => feed_op(source, FeedOp::Activity),
         _ => return None,
     })
 }
@@ -75,7 +76,8 @@ fn source_of(route: &Route) -> Option<&str> {
         | Route::RetryDead { source, .. }
         | Route::Replay { source, .. }
         | Route::Feed { source, .. }
-        | Route::Dead { source } => Some(source),
+        | Route::Dead { source }
+        | Route::Activity { source } => Some(source),
         _ => None,
     }
 }

@@ -93,6 +93,9 @@ pub enum FeedOp {
     Outbox(String),
     /// The source's figures for `/metrics` (`metrics::SourceFigures`).
     Metrics,
+    /// The last hour's deliveries per minute and the destination's health
+    /// (`activity::document`).
+    Activity,
 }
 
 impl FeedOp {
@@ -107,6 +110,7 @@ impl FeedOp {
                 format!("{base}/outbox?object={}", encode_component(object))
             }
             FeedOp::Metrics => format!("{base}/metrics"),
+            FeedOp::Activity => format!("{base}/activity"),
         }
     }
 
@@ -118,6 +122,7 @@ impl FeedOp {
             "/dead" => FeedOp::Dead,
             "/outbox" => FeedOp::Outbox(query_param(query, "object")?.ok()?),
             "/metrics" => FeedOp::Metrics,
+            "/activity" => FeedOp::Activity,
             _ => return None,
         })
     }

@@ -7,13 +7,14 @@
 //! - `clock`, `problem`, `internal` (binding names, internal headers, object operations),
 //!   `task` (the executor: each request's futures polled in that request's context);
 //! - `http` (request helpers), `sources` (configuration, once per isolate);
-//! - `sql` (schema, point reads, one statement per core command), `send` (outgoing POST);
+//! - `sql` (schema, point reads, one statement per core command), `store` (the key and
+//!   feed objects' typed stores: all their SQL), `send` (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
 //! - the Worker side: `ingest`, `api` (read and admin), `publish`;
 //! - `logs` (structured log lines), `notes` (feed notes, off the path);
 //! - the Durable Objects: [`EntityObject`] (one per source and entity), [`KeyObject`]
 //!   (one per publish token and Idempotency-Key) and [`FeedObject`] (one per source: its
-//!   feed and dead letters).
+//!   feed, dead letters, `/metrics`' figures and the inspector's last hour).
 
 /// talc, not the standard library's dlmalloc: 3.2 KB less of gzipped wasm.
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
@@ -41,6 +42,7 @@ mod schema;
 mod send;
 mod sources;
 mod sql;
+mod store;
 mod task;
 
 use hookonce_core::route::{split_url, Route, RouteError};
@@ -163,6 +165,7 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         Route::Entity { .. }
         | Route::Feed { .. }
         | Route::Dead { .. }
+        | Route::Activity { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,

@@ -28,6 +28,7 @@
 //! process group under a small bash guard that tears the group down if the test process dies
 //! (panic, Ctrl-C, SIGKILL); `kill`/`Drop` tear it down too.
 
+pub mod browser;
 pub mod buckets;
 pub mod oracle;
 pub mod origin;

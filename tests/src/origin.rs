@@ -546,3 +546,76 @@ pub fn assert_in_order_per_entity(sent: &[Sent], arrived: &[&str]) {
         assert_eq!(got, expected, "{entity} out of order");
     }
 }
+
+/// The outcomes [`send_mix`] is answered with, by outcome: what a source's figures count.
+pub const MIX: [(&str, u64); 4] = [
+    ("applied", 5),
+    ("duplicate", 2),
+    ("stale", 1),
+    ("rejected", 3),
+];
+
+/// Sends the figures' tests' mix of deliveries to a worker configured with [`sources`],
+/// through `post` (a worker's `post`), created at `now`: five applied (`evt_gone` and
+/// `evt_fail` among them, for an origin to fail), one stale, two duplicates, then three
+/// refused, two with a signature that does not match and one with none; see [`MIX`].
+pub fn send_mix(post: impl Fn(&str, &[(String, String)], &[u8]) -> crate::Resp, now: i64) {
+    let path = format!("/webhooks/{SOURCE}");
+    let secret = crate::dev_var(SECRET_BINDING);
+    let send = |id: &str, kind: &str, entity: &str, created_at: i64| {
+        let body = event_body(id, kind, entity, created_at);
+        let headers = crate::standard_webhooks_headers(&secret, id, crate::unix_now(), &body);
+        let r = post(&path, &headers, &body);
+        assert_eq!(r.status, 200, "{r}");
+        r.header("hookonce-outcome").unwrap_or_default().to_owned()
+    };
+    let outcomes: Vec<String> = [
+        ("evt_a", "item.noticed", "ent_a", now),
+        ("evt_b", "item.noticed", "ent_b", now),
+        ("evt_gone", "item.noticed", "ent_c", now),
+        ("evt_fail", "item.noticed", "ent_d", now),
+        ("evt_new", "item.snapshot", "ent_s", now),
+        ("evt_old", "item.snapshot", "ent_s", now - 60),
+        ("evt_a", "item.noticed", "ent_a", now),
+        ("evt_b", "item.noticed", "ent_b", now),
+    ]
+    .iter()
+    .map(|(id, kind, entity, at)| send(id, kind, entity, *at))
+    .collect();
+    let applied = ["applied"; 5];
+    let expected = [&applied[..], &["stale", "duplicate", "duplicate"]].concat();
+    assert_eq!(outcomes, expected);
+    let body = event_body("evt_bad", "item.noticed", "ent_a", now);
+    let forged = crate::standard_webhooks_headers(
+        "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+        "evt_bad",
+        now,
+        &body,
+    );
+    for headers in [&forged, &forged, &Vec::new()] {
+        let r = post(&path, headers, &body);
+        assert_eq!(r.status, 401, "{r}");
+    }
+}
+
+/// An origin and a worker on workerd for [`send_mix`]: the worker forwards to the origin at
+/// `path`, retrying a failure after 60 s (so a failed row stays pending through a test);
+/// the origin takes every event but two, `evt_gone` answered 410 Gone (a dead letter) and
+/// `evt_fail` 500 (pending).
+pub fn mix_worker(path: &str) -> (Origin, crate::workerd::Workerd) {
+    let o = Origin::start();
+    o.set_policy(|key, _| match key {
+        Some("evt_gone") => Reply::Gone,
+        Some("evt_fail") => Reply::Status(500),
+        _ => Reply::OK,
+    });
+    let w = crate::workerd::Workerd::builder()
+        .sources(sources(serde_json::json!({
+            "url": o.url(path),
+            "schedule_secs": [60],
+            "window_secs": 120,
+            "timeout_secs": 2,
+        })))
+        .start();
+    (o, w)
+}

