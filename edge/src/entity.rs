@@ -1,7 +1,5 @@
 //! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
-//! outbox. The last three are tables only from the first write to each: an empty table
-//! holds a page. Until then a read finds a placeholder view (`sql::PLACEHOLDERS`), made
-//! by the first read that needs one, so a new object creates only the tables it writes.
+//! outbox, kept in its store (`store::entity`).
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
 //! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
@@ -10,29 +8,34 @@
 //! `transactionSync`, so two copies of an event can never both pass the check, and a
 //! crash leaves all or nothing.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
+use hookonce_core::decide::{decide, decide_unread, Decision, Delivery, Plan, Stored};
+use hookonce_core::event::{Event, EventId, Version};
+use hookonce_core::feed::{DeadLetter, EntityCursor, Note, ENTITY_EVENTS, ENTITY_OUTBOX};
+use hookonce_core::forward::Outgoing;
+use hookonce_core::handoff::decode as decode_handoff;
+use hookonce_core::log::failure as failure_log;
 use hookonce_core::metrics::{Count, OutboxSnapshot};
-use hookonce_core::{
-    decide, decide_unread, decode_handoff, entity_of, outbox_target, release, signature_headers,
-    source_of, split_url, AttemptResult, DeadLetter, Decision, Delivery, EntityCursor, Event,
-    EventId, Headers, Note, OutboxStatus, Outgoing, Plan, Stored, UnixSeconds, Version, Write,
-    ENTITY_EVENTS, ENTITY_OUTBOX,
-};
-use hookonce_core::{failure_log, Seconds};
-use hookonce_core::{object_kind, ObjectKind};
+use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
+use hookonce_core::outbox::target as outbox_target;
+use hookonce_core::retry::AttemptResult;
+use hookonce_core::route::split_url;
+use hookonce_core::sign::headers as signature_headers;
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::Headers;
 use serde_json::{json, Map, Value};
-use worker::{web_sys, Env, Response, Result, SqlStorage, State};
+use worker::{web_sys, Env, Response, Result, State};
 
 use crate::bucket::{self, Gate};
 use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
-use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::sql::{Batch, Guard, Optional, Unit, Views};
+use crate::store::entity::{read_version, EntityStore, Guard, Page};
+use crate::store::outbox as outbox_store;
 use crate::task::export_object;
-use crate::{answer, clock, http, logs, notes, outbox, sql};
+use crate::{answer, clock, http, logs, notes, outbox};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -41,24 +44,8 @@ pub struct EntityObject {
     env: Env,
     armed: outbox::Armed,
     runs: outbox::Runs,
-    /// The ledger, claim and outbox that are not tables yet (`sql::Opened::views`).
-    views: Cell<Views>,
-    /// Whether all three have a name, view or table, for a read (`sql::Opened::named`).
-    readable: Cell<bool>,
-    /// The object was created by this instance and no transaction has run since: it holds
-    /// no rows, so a stored read would find nothing.
-    empty: Cell<bool>,
-    /// The snapshot version as this instance last read or wrote it (`None` inside: no
-    /// snapshot), for core's `decide_unread`; `None` until it knows. Only this object
-    /// writes its snapshot, and only in [`Self::run`], which keeps this up to date.
-    version: RefCell<Option<Option<Version>>>,
-    /// Whether an event's rows go through the `event_rows` view yet.
-    event_rows: Cell<EventRowsView>,
-    /// An event's own object from before buckets that was never made
-    /// (`sql::has_tables`): a bucket's look-up of an id finds nothing in it, and creates
-    /// nothing. Only a delivery handed to it makes its schema, as before buckets: an
-    /// earlier version's Worker, still serving during a deployment, hands events here.
-    absent: Cell<bool>,
+    /// Its storage, and what it knows of it without a read.
+    store: EntityStore,
     /// A bucket's record of its source's buckets, once read.
     bucket: bucket::Known,
     /// What this object last told its feed of its outbox rows (`report_outbox`); a new
@@ -66,73 +53,35 @@ pub struct EntityObject {
     reported: Cell<Option<OutboxSnapshot>>,
 }
 
-/// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
-/// and snapshot are one statement instead of three in a `transactionSync`: about 36 µs
-/// less an event. Making it costs about 250 µs of CPU (two statements of DDL), so an
-/// object makes it before its second event's rows, not when it is new: an entity that only
-/// ever sees one event never pays for it (bench/FINDINGS.md).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum EventRowsView {
-    /// Not there, and this instance has written no event's rows.
-    Missing,
-    /// Not there; the next event's rows make it first.
-    Due,
-    /// There.
-    Ready,
-    /// Making it failed (logged): rows go one statement each, as before.
-    Unavailable,
-}
-
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         let name = state.id().name().unwrap_or_default();
-        let absent =
-            matches!(object_kind(&name), Some(ObjectKind::PerEvent(_))) && !sql::has_tables(&state);
+        let per_event = matches!(object_kind(&name), Some(ObjectKind::PerEvent(_)));
         // Schema first, before any request can read.
-        let opened = match absent {
-            true => sql::Opened::NOTHING,
-            false => sql::create(&state, &sql::ENTITY_SCHEMAS),
-        };
+        let (store, opened) = EntityStore::open(&state, per_event);
         let object = Self {
             state,
             env,
             armed: outbox::Armed::default(),
             runs: outbox::Runs::default(),
-            views: Cell::new(opened.views),
-            readable: Cell::new(opened.named),
-            empty: Cell::new(opened.fresh),
-            version: RefCell::new(opened.fresh.then_some(None)),
-            event_rows: Cell::new(match opened.event_rows {
-                true => EventRowsView::Ready,
-                false => EventRowsView::Missing,
-            }),
-            absent: Cell::new(absent),
+            store,
             bucket: bucket::Known::default(),
             reported: Cell::new(opened.fresh.then(OutboxSnapshot::default)),
         };
-        if absent {
+        if object.store.absent() {
             return object;
         }
         // A fresh object has nothing to re-arm; an older one reads its outbox for it, if
         // it has one: most entities never queue a row, and their restarts neither read an
         // outbox nor make the placeholder views (three statements of DDL) for that read.
         if !opened.fresh && opened.queue {
-            if let Err(e) = object.readable() {
+            if let Err(e) = object.store.readable() {
                 worker::console_error!("hookonce: making the placeholder views failed: {e}");
             }
         }
-        outbox::rearm_on_start(&object.state, &object.armed, Some(sql::HOLDS_ROWS), &opened);
+        let held = Some(outbox_store::HOLDS_ROWS);
+        outbox::rearm_on_start(&object.state, &object.armed, held, &opened);
         object
-    }
-
-    /// Makes the placeholder view of each optional table that has no name yet, before a
-    /// read of it; once per object.
-    fn readable(&self) -> Result<()> {
-        if !self.readable.get() {
-            self.state.storage().sql().exec(sql::PLACEHOLDERS, None)?;
-            self.readable.set(true);
-        }
-        Ok(())
     }
 
     /// A delivery's answer is made as the runtime's `Response`; the rest are converted.
@@ -144,20 +93,18 @@ impl EntityObject {
                 .respond("no such entity operation")
                 .map(Into::into);
         };
-        if self.absent.get() {
+        if self.store.absent() {
             if op != Op::Ingest {
                 return problem::NOT_FOUND
                     .respond("no event was recorded here")
                     .map(Into::into);
             }
-            // The state `NOTHING` stands for is a fresh object's: only the schema is missing.
-            sql::create(&self.state, &sql::ENTITY_SCHEMAS);
-            self.absent.set(false);
+            self.store.make(&self.state);
         }
         // A delivery reads the ledger or the claim only when it needs them (`run`); every
         // other operation may read any of the three.
         if !matches!(op, Op::Ingest | Op::Buckets(_)) {
-            self.readable()?;
+            self.store.readable()?;
         }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
         let made = match op {
@@ -172,9 +119,9 @@ impl EntityObject {
             },
             Op::RetryDead => {
                 // A placeholder outbox holds no dead letters, and a view takes no UPDATE.
-                let requeued = match self.views.get().has(Optional::Outbox) {
-                    true => 0,
-                    false => outbox::requeue_dead(&self.state, &self.armed).await?,
+                let requeued = match self.store.has_outbox() {
+                    false => 0,
+                    true => outbox::requeue_dead(&self.state, &self.armed).await?,
                 };
                 if requeued > 0 {
                     self.note_requeued();
@@ -191,10 +138,10 @@ impl EntityObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        if self.absent.get() {
+        if self.store.absent() {
             return Response::ok("nothing here");
         }
-        self.readable()?;
+        self.store.readable()?;
         let started = clock::now();
         let mut attempts = Vec::new();
         let config = outbox::on_alarm(
@@ -220,9 +167,6 @@ impl EntityObject {
 /// `target/probe-build` so), an entity object panics on an event whose id ends with its
 /// value. `None`, and compiled out, in every other build.
 const PANIC_PROBE: Option<&str> = option_env!("HOOKONCE_PANIC_PROBE");
-
-/// Larger than any time or row number, and exact as a JavaScript number.
-const SAFE_MAX: i64 = (1 << 53) - 1;
 
 /// What [`EntityObject::run`]'s unit wrote: the decision, its rows, and the snapshot
 /// version the unit read, if it read one.
@@ -278,10 +222,9 @@ impl EntityObject {
         };
         let name = self.state.id().name().unwrap_or_default();
         if let Some(ObjectKind::Bucket(n)) = object_kind(&name) {
-            let empty = self.empty.get();
             let gate = self
                 .bucket
-                .gate(&self.state, &self.env, empty, source, n, &handoff.event);
+                .gate(&self.store, &self.env, source, n, &handoff.event);
             match gate.await? {
                 Gate::Open => {}
                 Gate::Refuse(resp) => return Ok(resp.into()),
@@ -341,7 +284,7 @@ impl EntityObject {
             body,
         };
         let plan = Plan::for_source(&source.config);
-        if self.empty.get() {
+        if self.store.empty() {
             // A new object sets its first alarm before its first writes: setting one creates
             // the runtime's alarm table, and that change of schema after the writes were
             // prepared would have SQLite prepare all three again at the next delivery.
@@ -363,7 +306,7 @@ impl EntityObject {
                 respond(source, event, &handled)
             }
             other => {
-                self.release(event, until)?;
+                self.store.release(event, until, clock::now())?;
                 let detail = other.map_or_else(
                     || "synchronous forwarding has no destination or secret".to_owned(),
                     |r| format!("destination answered {r}; the provider should retry"),
@@ -398,12 +341,12 @@ impl EntityObject {
             Ok(written) => written,
             // Rolled back: what this instance knew may be what the unit undid.
             Err(e) => {
-                *self.version.borrow_mut() = None;
+                self.store.forget_version();
                 return Err(e);
             }
         };
         if let Some(version) = decision.snapshot().cloned().map(Some).or(read) {
-            *self.version.borrow_mut() = Some(version);
+            self.store.keep_version(version);
         }
         let mut handled = Handled {
             label: decision.label(),
@@ -428,19 +371,17 @@ impl EntityObject {
         now: UnixSeconds,
     ) -> Result<Written<'e>> {
         // A new object's first delivery: nothing to read, so no statement to prepare.
-        let empty = self.empty.get();
-        let (ledger, claim) = sql::stored_reads(d.event, plan);
-        if !empty && (ledger || claim) {
-            self.readable()?;
-        }
-        let sql = self.state.storage().sql();
+        let empty = self.store.empty();
         // Borrowed, not cloned: the decision borrows only from the delivery.
         let unread = {
-            let known = self.version.borrow();
+            let known = self.store.known_version();
             decide_unread(d, known.as_ref().map(Option::as_ref), plan, now)
         };
         if let Some(decision) = unread {
-            if let Some(rows) = self.write(&sql, decision.writes(), Guard::UnlessRecorded, now)? {
+            let written = self
+                .store
+                .write(decision.writes(), Guard::UnlessRecorded, now)?;
+            if let Some(rows) = written {
                 let read = None;
                 return Ok(Written {
                     decision,
@@ -453,109 +394,19 @@ impl EntityObject {
         // No `.await` from the read to the write: nothing else runs in this object between.
         let stored = match empty {
             true => Stored::default(),
-            false => sql::stored(&sql, d.event, plan)?,
+            false => self.store.stored(d.event, plan)?,
         };
         let decision = decide(d, &stored, plan, now);
         let rows = self
-            .write(&sql, decision.writes(), Guard::None, now)?
+            .store
+            .write(decision.writes(), Guard::None, now)?
             .unwrap_or(0);
-        let read = sql::read_version(d.event, &stored);
+        let read = read_version(d.event, &stored);
         Ok(Written {
             decision,
             rows,
             read,
         })
-    }
-
-    /// A decision's writes, as one statement where they can be ([`sql::Batch`]), else in
-    /// one transaction. `None` when a guarded record found its id recorded: then nothing
-    /// was written.
-    fn write(
-        &self,
-        sql: &SqlStorage,
-        writes: &[Write<'_>],
-        guard: Guard,
-        now: UnixSeconds,
-    ) -> Result<Option<usize>> {
-        self.empty.set(false);
-        match Batch::of(writes) {
-            Batch::Nothing => Ok(Some(0)),
-            Batch::One(write) => sql::execute(sql, write, guard, now),
-            Batch::Event(rows) if self.event_rows_view(sql) => {
-                sql::write_event_rows(sql, &rows, guard, now)
-            }
-            Batch::Event(_) | Batch::Many => {
-                let unit = self.transaction_or_undo(|| {
-                    let mut rows = 0;
-                    for write in writes {
-                        match self.execute(sql, write, guard, now)? {
-                            Some(n) => rows += n,
-                            None => return Ok(Unit::Undo),
-                        }
-                    }
-                    Ok(Unit::Commit(rows))
-                })?;
-                Ok(match unit {
-                    Unit::Commit(rows) => Some(rows),
-                    Unit::Undo => None,
-                })
-            }
-        }
-    }
-
-    /// Whether the `event_rows` view is there to write an event's rows through; makes it
-    /// when it is due ([`EventRowsView`]).
-    fn event_rows_view(&self, sql: &SqlStorage) -> bool {
-        let (ready, next) = match self.event_rows.get() {
-            EventRowsView::Ready => return true,
-            EventRowsView::Unavailable => return false,
-            EventRowsView::Missing => (false, EventRowsView::Due),
-            EventRowsView::Due => match sql.exec(sql::EVENT_ROWS_SCHEMA, None) {
-                Ok(_) => (true, EventRowsView::Ready),
-                Err(e) => {
-                    worker::console_error!("hookonce: making the event_rows view failed: {e}");
-                    (false, EventRowsView::Unavailable)
-                }
-            },
-        };
-        self.event_rows.set(next);
-        ready
-    }
-
-    /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
-    /// known to be empty.
-    fn transaction<T>(&self, mut f: impl FnMut() -> Result<T>) -> Result<T> {
-        self.transaction_or_undo(|| f().map(Unit::Commit))?
-            .committed()
-    }
-
-    /// `f` in one transaction that it may undo ([`sql::transaction_or_undo`]). A rollback
-    /// or an undo brings back any placeholder view a write in it replaced, so the object
-    /// forgets those replacements too.
-    fn transaction_or_undo<T>(&self, f: impl FnMut() -> Result<Unit<T>>) -> Result<Unit<T>> {
-        self.empty.set(false);
-        let views = self.views.get();
-        let done = sql::transaction_or_undo(&self.state, f);
-        if !matches!(done, Ok(Unit::Commit(_))) {
-            self.views.set(views);
-        }
-        done
-    }
-
-    /// One write, inside [`Self::transaction`]; first the table it needs, if that is still
-    /// a placeholder view.
-    fn execute(
-        &self,
-        sql: &SqlStorage,
-        write: &Write<'_>,
-        guard: Guard,
-        now: UnixSeconds,
-    ) -> Result<Option<usize>> {
-        if let Some(table) = sql::optional_table(write).filter(|t| self.views.get().has(*t)) {
-            sql::materialise(sql, table)?;
-            self.views.set(self.views.get().without(table));
-        }
-        sql::execute(sql, write, guard, now)
     }
 
     /// Logs the decision and notes it in the source's feed, after the answer (the
@@ -601,28 +452,11 @@ impl EntityObject {
 
     /// Notes the rows that died since `since` in the source's dead-letter list.
     fn note_dead_since(&self, loaded: &Loaded, since: UnixSeconds) -> Result<()> {
-        row! {
-            struct Row {
-                event_id: String,
-                attempts: i64,
-                last_result: Option<String>,
-                done_at: i64,
-            }
-        }
         let name = self.state.id().name().unwrap_or_default();
         let Some(source) = source_of(&name) else {
             return Ok(());
         };
-        let rows: Vec<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT event_id, attempts, last_result, done_at FROM outbox
-                 WHERE status = ? AND done_at >= ?",
-                vec![sql::text(OutboxStatus::Dead.as_str()), sql::int(since.0)],
-            )?
-            .all()?;
+        let rows = outbox_store::dead_since(self.store.sql(), since)?;
         for r in rows {
             let note = Note::Dead(DeadLetter {
                 entity: entity_of(&name).map(str::to_owned),
@@ -663,11 +497,11 @@ impl EntityObject {
         let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
             return Ok(());
         };
-        let now = sql::outbox_rows(&self.state.storage().sql())?;
+        let now = outbox_store::outbox_rows(self.store.sql())?;
         let told = match self.reported.get() {
             Some(reported) => reported == now,
             // Unknown since the object started: one that never queued a row has none.
-            None => now == OutboxSnapshot::default() && self.views.get().has(Optional::Outbox),
+            None => now == OutboxSnapshot::default() && !self.store.has_outbox(),
         };
         if told {
             return Ok(());
@@ -724,107 +558,16 @@ impl EntityObject {
         Some(send::attempt(&self.env, to, secret, out).await)
     }
 
-    /// Ends a failed call's hold on the claim, if it still has it.
-    fn release(&self, event: &Event, until: UnixSeconds) -> Result<()> {
-        self.readable()?;
-        let sql = self.state.storage().sql();
-        self.transaction(|| {
-            if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {
-                self.execute(&sql, &w, Guard::None, clock::now())?;
-            }
-            Ok(())
-        })
-    }
-
     /// The entity's state and ledger, and one page of its events and outbox rows, newest
     /// first, before `before` (core's `EntityCursor`); `cursor` in the answer pages on.
     fn entity(&self, before: Option<&EntityCursor>) -> Result<Response> {
-        let sql = self.state.storage().sql();
-        row! {
-            struct EntityRow {
-                state: String,
-                version_secs: i64,
-                version_nanos: i64,
-                version_event: String,
-                updated_at: i64,
-            }
-        }
-        // The total as text: each amount is a safe integer, their sum need not be, and the
-        // runtime hands integers to Rust as JavaScript numbers.
-        row! {
-            struct Totals {
-                total: String,
-                entries: i64,
-            }
-        }
-        row! {
-            struct LedgerRow {
-                event_id: String,
-                amount: i64,
-                recorded_at: i64,
-            }
-        }
-        row! {
-            struct EventRow {
-                event_id: String,
-                event_type: String,
-                outcome: String,
-                processed_at: i64,
-            }
-        }
-        let entity: Option<EntityRow> = sql
-            .exec(
-                "SELECT state, version_secs, version_nanos, version_event, updated_at FROM entity WHERE id = 1",
-                None,
-            )?
-            .first()?;
-        let totals: Totals = sql
-            .exec(
-                "SELECT CAST(COALESCE(SUM(amount), 0) AS TEXT) AS total, COUNT(*) AS entries FROM ledger",
-                None,
-            )?
-            .single()?;
-        let ledger: Vec<LedgerRow> = sql
-            .exec_raw(
-                "SELECT event_id, amount, recorded_at FROM ledger
-                 ORDER BY recorded_at DESC, event_id DESC LIMIT ?",
-                vec![sql::int(i64::from(ENTITY_EVENTS))],
-            )?
-            .all()?;
-        // A list the cursor marks as exhausted is not read again.
-        let (events_from, outbox_from) = match before {
-            // The first page: above every time and seq (a JavaScript-safe integer).
-            None => (Some((SAFE_MAX, String::new())), Some(SAFE_MAX)),
-            Some(c) => (c.events.clone(), c.outbox),
-        };
-        let mut events: Vec<EventRow> = match &events_from {
-            None => Vec::new(),
-            Some((at, id)) => sql
-                .exec_raw(
-                    "SELECT event_id, event_type, outcome, processed_at FROM events
-                     WHERE processed_at < ? OR (processed_at = ? AND event_id < ?)
-                     ORDER BY processed_at DESC, event_id DESC LIMIT ?",
-                    vec![
-                        sql::int(*at),
-                        sql::int(*at),
-                        sql::text(id),
-                        sql::int(i64::from(ENTITY_EVENTS) + 1),
-                    ],
-                )?
-                .all()?,
-        };
-        let mut outbox: Vec<sql::OutboxRow> = match outbox_from {
-            None => Vec::new(),
-            Some(seq) => sql
-                .exec_raw(
-                    &format!(
-                        "{} WHERE seq < ? ORDER BY seq DESC LIMIT ?",
-                        sql::OUTBOX_ROWS
-                    ),
-                    vec![sql::int(seq), sql::int(i64::from(ENTITY_OUTBOX) + 1)],
-                )?
-                .all()?,
-        };
+        let Page {
+            snapshot: entity,
+            totals,
+            ledger,
+            mut events,
+            mut outbox,
+        } = self.store.page(before, ENTITY_EVENTS, ENTITY_OUTBOX)?;
         if before.is_none() && entity.is_none() && events.is_empty() {
             return problem::NOT_FOUND.respond("no events for this entity");
         }
@@ -884,22 +627,7 @@ impl EntityObject {
     }
 
     fn event(&self, id: &EventId) -> Result<Response> {
-        row! {
-            struct Row {
-                event_type: String,
-                outcome: String,
-                created_at: Option<i64>,
-                processed_at: i64,
-            }
-        }
-        let row: Option<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?", vec![sql::text(id.as_str())],
-            )?
-            .first()?;
+        let row = self.store.record(id)?;
         match row {
             None => problem::NOT_FOUND.respond(format!(
                 "event {id} has not been seen by this entity; an event about an entity is found with ?entity=<its key>"
@@ -921,7 +649,7 @@ impl EntityObject {
     /// Runs a stored event through the whole pipeline again, freshly signed with the
     /// source's own secret, as the provider's replay button would.
     async fn replay(&self, id: &EventId) -> Result<Response> {
-        let Some((headers, body)) = sql::body_of(&self.state.storage().sql(), id)? else {
+        let Some((headers, body)) = self.store.body_of(id)? else {
             return self.no_body(id);
         };
         let name = self.state.id().name().unwrap_or_default();
@@ -955,9 +683,9 @@ impl EntityObject {
             headers.retain(|(k, _)| k != name);
             headers.push((name.to_owned(), value));
         }
-        let before = self.fingerprint()?;
+        let before = self.store.fingerprint()?;
         let resp = self.pipeline(loaded, source, &headers, &body).await?;
-        let after = self.fingerprint()?;
+        let after = self.store.fingerprint()?;
         let outcome = resp.headers().get(OUTCOME_HEADER)?.unwrap_or_default();
         json_response(
             200,
@@ -974,53 +702,17 @@ impl EntityObject {
     /// A replay with no body to run: the event was never seen here, or it was and its body
     /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
     fn no_body(&self, id: &EventId) -> Result<Response> {
-        row! {
-            struct Row {
-                outcome: String,
-            }
-        }
-        let seen: Option<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT outcome FROM events WHERE event_id = ?",
-                vec![sql::text(id.as_str())],
-            )?
-            .first()?;
+        let seen = self.store.outcome(id)?;
         problem::NOT_FOUND.respond(match seen {
             None => format!("no stored body for event {id}: this entity has not seen it"),
-            Some(r) => format!(
+            Some(outcome) => format!(
                 "no stored body for event {id}: it was {} here, but its body is no longer \
                  kept (bodies are kept for the source's body_retention_secs; stale events \
                  keep none), so there is nothing to replay; its id is kept, so a redelivery \
                  is still a duplicate",
-                r.outcome
+                outcome
             ),
         })
-    }
-
-    /// Everything a replay could touch, to show that it touched nothing.
-    fn fingerprint(&self) -> Result<String> {
-        row! {
-            struct Row {
-                f: String,
-            }
-        }
-        let row: Row = self
-            .state
-            .storage()
-            .sql()
-            .exec(
-                "SELECT (SELECT COUNT(*) FROM events) || ':' ||
-                        (SELECT COALESCE(MAX(processed_at), 0) FROM events) || ':' ||
-                        (SELECT COALESCE(SUM(amount), 0) || '/' || COUNT(*) FROM ledger) || ':' ||
-                        (SELECT COUNT(*) FROM outbox) || ':' ||
-                        COALESCE((SELECT state || '@' || updated_at FROM entity WHERE id = 1), '') AS f",
-                None,
-            )?
-            .single()?;
-        Ok(row.f)
     }
 }
 

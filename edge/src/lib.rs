@@ -7,7 +7,8 @@
 //! - `clock`, `problem`, `internal` (binding names, internal headers, object operations),
 //!   `task` (the executor: each request's futures polled in that request's context);
 //! - `http` (request helpers), `sources` (configuration, once per isolate);
-//! - `sql` (schema, point reads, one statement per core command), `send` (outgoing POST);
+//! - `store` (all SQL: schema, point reads, one statement per core command), `send`
+//!   (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
 //! - the Worker side: `ingest`, `api` (read and admin), `publish`;
 //! - `logs` (structured log lines), `notes` (feed notes, off the path);
@@ -36,17 +37,26 @@ mod notes;
 mod outbox;
 mod problem;
 mod publish;
-mod rows;
-mod schema;
 mod send;
 mod sources;
-mod sql;
+mod store;
 mod task;
 
 use hookonce_core::{split_url, Route, RouteError};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsCast;
 use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response, Result};
+
+// The paths `keys` and `feed` name the storage layer's generic helpers by, until each has a
+// typed store of its own.
+use store::rows;
+mod sql {
+    pub use crate::store::entity::store_body;
+    pub use crate::store::outbox::{enqueue, OutboxRow, OUTBOX_ROWS};
+    pub use crate::store::sqlite::{
+        blob, create, int, run, text, transaction, BODIES_SCHEMA, NULL, QUEUE_SCHEMA,
+    };
+}
 
 pub use entity::EntityObject;
 pub use feed::FeedObject;

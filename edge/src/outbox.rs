@@ -11,18 +11,24 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use hookonce_core::drain::Read;
-use hookonce_core::metrics::{self, Count};
-use hookonce_core::{
-    attempt_log, next_prune, order_of, outbox_target, prune_plan, source_of, Drain, DrainCommand,
-    DrainInput, DrainRun, Order, Outgoing, Seconds, Secret, Target, UnixSeconds,
+use hookonce_core::drain::{
+    Command as DrainCommand, Drain, Input as DrainInput, Read, Run as DrainRun,
 };
+use hookonce_core::forward::Outgoing;
+use hookonce_core::log::attempt as attempt_log;
+use hookonce_core::metrics::{self, Count};
+use hookonce_core::names::{order_of, source_of};
+use hookonce_core::outbox::{target as outbox_target, Order, Target};
+use hookonce_core::retention::{next_prune, plan as prune_plan};
+use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
 use crate::send;
 use crate::sources::{self, Loaded};
-use crate::{clock, logs, sql, task};
+use crate::store::{outbox as store, sqlite};
+use crate::{clock, logs, task};
 
 /// What an object knows of its own alarm, until the alarm fires. An applied event makes
 /// sure the alarm is set for its body's expiry; with this, that costs a storage round trip
@@ -66,19 +72,19 @@ pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> work
 /// and the alarm are written in two steps, so a crash between them would otherwise strand
 /// the row until the object's next request; construction follows every restart.
 ///
-/// With `held` (an entity object's [`sql::HOLDS_ROWS`]), an object that holds no rows at
+/// With `held` (an entity object's [`store::HOLDS_ROWS`]), an object that holds no rows at
 /// all is known to have no alarm: every alarm of an entity object is set for rows it holds
 /// (pending or delivered outbox rows, kept bodies, ids to forget), and only an alarm run
 /// deletes them. Were one left over, it would have nothing to do, so a later `setAlarm`
 /// that moves it loses nothing. A `fresh` object (its schema created just now,
-/// [`sql::create`]) is known to have none without a read: alarms are only set once tables
-/// exist. Without a queue ([`sql::Opened::queue`]) no row can be pending, and the outbox
+/// [`sqlite::create`]) is known to have none without a read: alarms are only set once tables
+/// exist. Without a queue ([`sqlite::Opened::queue`]) no row can be pending, and the outbox
 /// is not read.
 pub fn rearm_on_start(
     state: &State,
     armed: &Armed,
     held: Option<&'static str>,
-    opened: &sql::Opened,
+    opened: &sqlite::Opened,
 ) {
     if opened.fresh {
         armed.0.set(Known::Unset);
@@ -86,7 +92,7 @@ pub fn rearm_on_start(
     }
     let storage = state.storage();
     let sql = storage.sql();
-    let due = match sql::start(&sql, held, opened.queue) {
+    let due = match store::start(&sql, held, opened.queue) {
         Ok(start) => {
             if !start.holds_rows {
                 armed.0.set(Known::Unset);
@@ -183,13 +189,15 @@ async fn deliver_due(
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
-    let mut due: Option<sql::Due> = None;
+    let mut due: Option<store::Due> = None;
     loop {
         let input = match command {
             DrainCommand::ReadHead(read) => {
                 due = match read {
-                    Read::Head => sql::head(&sql, Order::HeadOfLine, 0, clock::now())?,
-                    Read::DueAfter(after) => sql::head(&sql, Order::EachDue, after, clock::now())?,
+                    Read::Head => store::head(&sql, Order::HeadOfLine, 0, clock::now())?,
+                    Read::DueAfter(after) => {
+                        store::head(&sql, Order::EachDue, after, clock::now())?
+                    }
                 };
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
                 DrainInput::Head {
@@ -213,13 +221,13 @@ async fn deliver_due(
                 transition,
                 if_attempts,
             } => {
-                let applied = sql::transition(&sql, &transition, if_attempts)?;
+                let applied = store::transition(&sql, &transition, if_attempts)?;
                 if let (true, Some(d)) = (applied, &due) {
                     logs::emit(loaded.log, attempt_log(&d.source, &d.event_id, &transition));
                 }
                 DrainInput::Written { applied }
             }
-            DrainCommand::ReadEarliest => DrainInput::Earliest(sql::start(&sql, None, true)?.due),
+            DrainCommand::ReadEarliest => DrainInput::Earliest(store::start(&sql, None, true)?.due),
             // Durable before the next row goes out: a crash now re-sends nothing older.
             DrainCommand::Sync => {
                 storage.sync().await?;
@@ -238,7 +246,7 @@ async fn deliver_due(
 /// What sending a row takes: the row as read, its target and body, the secret of the key
 /// its target names.
 struct Via<'a> {
-    due: &'a sql::Due,
+    due: &'a store::Due,
     to: Target<'a>,
     secret: &'a Secret,
     body: &'a [u8],
@@ -246,7 +254,7 @@ struct Via<'a> {
 
 impl<'a> Via<'a> {
     /// What sending `due` takes, or `None` when some of it is gone.
-    fn of(due: &'a sql::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
+    fn of(due: &'a store::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
         let source = loaded.source(&due.source).map(|s| &s.config);
         let to = outbox_target(due.destination.as_deref(), source)?;
         Some(Via {
@@ -271,7 +279,7 @@ impl<'a> Via<'a> {
 /// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
 pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize> {
     let now = clock::now();
-    let requeued = sql::requeue_dead(&state.storage().sql(), now)?;
+    let requeued = store::requeue_dead(&state.storage().sql(), now)?;
     if requeued > 0 {
         ensure_alarm(state, armed, now).await?;
     }
@@ -292,14 +300,14 @@ pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Res
     };
     let sql = state.storage().sql();
     let now = clock::now();
-    let kept = sql::kept(&sql)?;
+    let kept = store::kept(&sql)?;
     let mut done = Vec::new();
     for p in prune_plan(lifetimes, &kept, now) {
-        done.push((p, sql::prune(&sql, p)?));
+        done.push((p, store::prune(&sql, p)?));
     }
     let kept = match done.is_empty() {
         true => kept,
-        false => sql::kept(&sql)?,
+        false => store::kept(&sql)?,
     };
     match next_prune(lifetimes, &done, &kept, now) {
         Some(at) => ensure_alarm(state, armed, at).await,

@@ -162,7 +162,7 @@ impl Model {
         }
     }
 
-    /// The first pending row, as the adapter's `sql::head` reads it.
+    /// The first pending row, as the adapter's `store::outbox::head` reads it.
     pub fn head(&self) -> Option<Head> {
         let (seq, row) = self
             .outbox

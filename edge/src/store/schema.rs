@@ -205,7 +205,7 @@ pub const UPSERT_SNAPSHOT: &str = upsert_snapshot!("VALUES (1, ?1, ?2, ?3, ?4, ?
 /// `RELEASE` the runtime prepares anew on every call. `guarded` is
 /// [`INSERT_RECORD_UNSEEN`]'s test: if set and the id is recorded, nothing is written.
 /// Entity objects only, and not a new one's: an entity object makes it before its second
-/// event's rows (`entity::EventRowsView`), since its two statements cost about 250 µs.
+/// event's rows (`store::entity`'s `EventRowsView`), since its two statements cost about 250 µs.
 pub const EVENT_ROWS_SCHEMA: &str = concat!(
     "
 CREATE VIEW IF NOT EXISTS event_rows (event_id, event_type, outcome, created_at, now, codec,
