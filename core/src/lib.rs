@@ -78,6 +78,7 @@ pub mod config;
 pub mod custom;
 pub mod decide;
 pub mod drain;
+pub mod entity;
 pub mod event;
 pub mod extract;
 pub mod feed;

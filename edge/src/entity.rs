@@ -2,15 +2,17 @@
 //! outbox, kept in its store (`store::entity`).
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
-//! `decode_handoff`); an admin replay verifies and parses here. Then read → decide →
-//! write runs with no `.await` between the reads and the writes, and the writes as one
+//! `decode_handoff`); an admin replay verifies and parses here. Then core's `Ingest`
+//! sequences the delivery, and read → decide → write runs with no `.await` between the
+//! reads and the writes, and the writes as one
 //! statement (an event's usual rows, through the `event_rows` view's trigger) or in one
 //! `transactionSync`, so two copies of an event can never both pass the check, and a
 //! crash leaves all or nothing.
 
 use std::cell::Cell;
 
-use hookonce_core::decide::{decide, decide_unread, Decision, Delivery, Plan, Stored};
+use hookonce_core::decide::{Delivery, Plan, Said};
+use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
 use hookonce_core::feed::{DeadLetter, EntityCursor, Note, ENTITY_EVENTS, ENTITY_OUTBOX};
 use hookonce_core::forward::Outgoing;
@@ -32,7 +34,7 @@ use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::store::entity::{read_version, EntityStore, Guard, Page};
+use crate::store::entity::{EntityStore, Page};
 use crate::store::outbox as outbox_store;
 use crate::task::export_object;
 use crate::{answer, clock, http, logs, notes, outbox};
@@ -101,7 +103,7 @@ impl EntityObject {
             }
             self.store.make(&self.state);
         }
-        // A delivery reads the ledger or the claim only when it needs them (`run`); every
+        // A delivery reads the ledger or the claim only when it needs them (core's `Reads`); every
         // other operation may read any of the three.
         if !matches!(op, Op::Ingest | Op::Buckets(_)) {
             self.store.readable()?;
@@ -168,35 +170,6 @@ impl EntityObject {
 /// value. `None`, and compiled out, in every other build.
 const PANIC_PROBE: Option<&str> = option_env!("HOOKONCE_PANIC_PROBE");
 
-/// What [`EntityObject::run`]'s unit wrote: the decision, its rows, and the snapshot
-/// version the unit read, if it read one.
-struct Written<'e> {
-    decision: Decision<'e>,
-    rows: usize,
-    read: Option<Option<Version>>,
-}
-
-/// What one pass through read → decide → write came to.
-struct Handled {
-    label: &'static str,
-    rows_written: usize,
-    claim: Option<UnixSeconds>,
-    retry_after: Option<u64>,
-    /// When the alarm must fire at the latest (core's `Decision::alarm_by`).
-    alarm_by: Option<UnixSeconds>,
-}
-
-impl Handled {
-    /// A duplicate that wrote nothing.
-    const DUPLICATE: Handled = Handled {
-        label: "duplicate",
-        rows_written: 0,
-        claim: None,
-        retry_after: None,
-        alarm_by: None,
-    };
-}
-
 impl EntityObject {
     async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
         let (now, started) = (clock::now(), clock::millis());
@@ -229,9 +202,19 @@ impl EntityObject {
                 Gate::Open => {}
                 Gate::Refuse(resp) => return Ok(resp.into()),
                 Gate::Recorded => {
-                    let handled = Handled::DUPLICATE;
-                    self.report(loaded, source, &handoff.event, &handled, now, started);
-                    return respond(source, &handoff.event, &handled);
+                    let said = Said::Duplicate;
+                    let report = Report {
+                        said,
+                        rows_written: 0,
+                        feed: feed_outcome(said),
+                    };
+                    self.report(loaded, source, &handoff.event, report, now, started);
+                    let answer = Answer::Decided {
+                        said,
+                        rows_written: 0,
+                        retry_after: None,
+                    };
+                    return respond(source, &handoff.event, answer);
                 }
             }
         }
@@ -265,8 +248,10 @@ impl EntityObject {
         self.process(loaded, source, &event, headers, body).await
     }
 
-    /// Decide, write, respond (and forward, in synchronous mode): the same path for a
-    /// provider's delivery, which the Worker verified and parsed, and for an admin replay.
+    /// Core's `Ingest` carried out, one IO per command: decide, write, respond (and
+    /// forward, in synchronous mode). The same path for a provider's delivery, which the
+    /// Worker verified and parsed, and for an admin replay. Only `SetAlarm` and `Send`
+    /// wait, so each read–decide–write runs with no `.await` inside.
     async fn process(
         &self,
         loaded: &Loaded,
@@ -283,130 +268,47 @@ impl EntityObject {
             headers,
             body,
         };
-        let plan = Plan::for_source(&source.config);
-        if self.store.empty() {
-            // A new object sets its first alarm before its first writes: setting one creates
-            // the runtime's alarm table, and that change of schema after the writes were
-            // prepared would have SQLite prepare all three again at the next delivery.
-            let first = decide(delivery, &Stored::default(), plan, now);
-            self.arm(first.alarm_by(source.config.lifetimes(), now))
-                .await?;
-        }
-        let handled = self.run(delivery, plan, now)?;
-        self.arm(handled.alarm_by).await?;
-        let Some(until) = handled.claim else {
-            self.report(loaded, source, event, &handled, now, started);
-            return respond(source, event, &handled);
-        };
-        match self.forward_now(loaded, source, event, body).await {
-            Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
-                let handled = self.run(delivery, Plan::Commit, clock::now())?;
-                self.arm(handled.alarm_by).await?;
-                self.report(loaded, source, event, &handled, now, started);
-                respond(source, event, &handled)
-            }
-            other => {
-                self.store.release(event, until, clock::now())?;
-                let detail = other.map_or_else(
-                    || "synchronous forwarding has no destination or secret".to_owned(),
-                    |r| format!("destination answered {r}; the provider should retry"),
-                );
-                let resp = problem::BAD_GATEWAY
-                    .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
-                http::with_header(resp, OUTCOME_HEADER, "released").map(Into::into)
-            }
-        }
-    }
-
-    /// The alarm delivers queued rows and prunes bodies and ids past their lifetime: make
-    /// sure it fires by `at`, if a pass needs it to.
-    async fn arm(&self, at: Option<UnixSeconds>) -> Result<()> {
-        match at {
-            Some(at) => outbox::ensure_alarm(&self.state, &self.armed, at).await,
-            None => Ok(()),
+        let mut ingest = Ingest::new(delivery, Plan::for_source(&source.config), now);
+        let mut command = ingest.start(self.known(&self.store.known_version()));
+        loop {
+            command = match command {
+                Command::Read(reads) => {
+                    let stored = self.store.stored(event.id(), reads)?;
+                    ingest.handle(Input::Stored(stored))
+                }
+                Command::Write { guard, now } => {
+                    let rows = self.store.write(ingest.writes(), guard, now)?;
+                    ingest.handle(Input::Written(rows))
+                }
+                Command::KeepVersion(version) => {
+                    self.store.keep_version(version);
+                    ingest.handle(Input::Kept)
+                }
+                Command::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    ingest.handle(Input::AlarmSet(self.known(&self.store.known_version())))
+                }
+                Command::Send { .. } => {
+                    let result = self.forward_now(loaded, source, event, body).await;
+                    let now = clock::now();
+                    ingest.handle(Input::Sent { result, now })
+                }
+                Command::ReadClaim => ingest.handle(Input::Claim(self.store.claim()?)),
+                Command::Report(report) => {
+                    self.report(loaded, source, event, report, now, started);
+                    ingest.handle(Input::Reported)
+                }
+                Command::Answer(answer) => return respond(source, event, answer),
+            };
         }
     }
 
-    /// Read, decide and write as one synchronous unit: no `.await` in here. Core decides
-    /// without a read when it can (`decide_unread`): then the record tests the id as it is
-    /// written, and if it finds the id recorded, nothing is written (the statement's guard,
-    /// or the transaction undone) and the object reads and decides.
-    fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
-        let done = self.decide_and_write(d, plan, now);
-        let Written {
-            decision,
-            rows,
-            read,
-        } = match done {
-            Ok(written) => written,
-            // Rolled back: what this instance knew may be what the unit undid.
-            Err(e) => {
-                self.store.forget_version();
-                return Err(e);
-            }
-        };
-        if let Some(version) = decision.snapshot().cloned().map(Some).or(read) {
-            self.store.keep_version(version);
+    /// What the object knows of its store without a read, for core's `Ingest`.
+    fn known<'k>(&self, version: &'k Option<Option<Version>>) -> Known<'k> {
+        Known {
+            empty: self.store.empty(),
+            version: version.as_ref().map(Option::as_ref),
         }
-        let mut handled = Handled {
-            label: decision.label(),
-            rows_written: rows,
-            claim: None,
-            retry_after: None,
-            alarm_by: decision.alarm_by(d.source.lifetimes(), now),
-        };
-        match decision {
-            Decision::Claim { until, .. } => handled.claim = Some(until),
-            Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
-            Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
-        }
-        Ok(handled)
-    }
-
-    /// [`Self::run`]'s unit.
-    fn decide_and_write<'e>(
-        &self,
-        d: Delivery<'e>,
-        plan: Plan,
-        now: UnixSeconds,
-    ) -> Result<Written<'e>> {
-        // A new object's first delivery: nothing to read, so no statement to prepare.
-        let empty = self.store.empty();
-        // Borrowed, not cloned: the decision borrows only from the delivery.
-        let unread = {
-            let known = self.store.known_version();
-            decide_unread(d, known.as_ref().map(Option::as_ref), plan, now)
-        };
-        if let Some(decision) = unread {
-            let written = self
-                .store
-                .write(decision.writes(), Guard::UnlessRecorded, now)?;
-            if let Some(rows) = written {
-                let read = None;
-                return Ok(Written {
-                    decision,
-                    rows,
-                    read,
-                });
-            }
-            // The id is recorded, and nothing was written: read and decide.
-        }
-        // No `.await` from the read to the write: nothing else runs in this object between.
-        let stored = match empty {
-            true => Stored::default(),
-            false => self.store.stored(d.event, plan)?,
-        };
-        let decision = decide(d, &stored, plan, now);
-        let rows = self
-            .store
-            .write(decision.writes(), Guard::None, now)?
-            .unwrap_or(0);
-        let read = read_version(d.event, &stored);
-        Ok(Written {
-            decision,
-            rows,
-            read,
-        })
     }
 
     /// Logs the decision and notes it in the source's feed, after the answer (the
@@ -416,16 +318,12 @@ impl EntityObject {
         loaded: &Loaded,
         source: &Source,
         event: &Event,
-        handled: &Handled,
+        report: Report,
         received: UnixSeconds,
         started_ms: u64,
     ) {
         let name = &source.config.name;
-        let said = answer::Said {
-            label: handled.label,
-            rows_written: handled.rows_written,
-        };
-        if let Some(note) = answer::report(loaded.log, name, event, said, received, started_ms) {
+        if let Some(note) = answer::report(loaded.log, name, event, report, received, started_ms) {
             self.note(name.clone(), note, loaded.log);
         }
     }
@@ -716,10 +614,22 @@ impl EntityObject {
     }
 }
 
-fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<web_sys::Response> {
-    let said = answer::Said {
-        label: handled.label,
-        rows_written: handled.rows_written,
-    };
-    answer::respond(&source.config.name, event, said, handled.retry_after)
+/// The answer core's `Ingest` came to.
+fn respond(source: &Source, event: &Event, answer: Answer) -> Result<web_sys::Response> {
+    match answer {
+        Answer::Decided {
+            said,
+            rows_written,
+            retry_after,
+        } => answer::respond(&source.config.name, event, said, rows_written, retry_after),
+        Answer::Released { detail } => {
+            let resp = problem::BAD_GATEWAY
+                .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
+            let said = Said::Released.as_str();
+            http::with_header(resp, OUTCOME_HEADER, said).map(Into::into)
+        }
+        Answer::OutOfStep => problem::INTERNAL
+            .respond("the delivery's steps went out of order")
+            .map(Into::into),
+    }
 }

@@ -9,8 +9,9 @@
 use std::cell::{Cell, Ref, RefCell};
 use std::sync::OnceLock;
 
-use hookonce_core::decide::{release, Claim, Lease, Outcome, Plan, Stored, Write};
-use hookonce_core::event::{CreatedAt, Effect, Event, EventId, Version};
+use hookonce_core::decide::{Claim, Lease, Outcome, Stored, Write};
+use hookonce_core::entity::{Guard, Reads};
+use hookonce_core::event::{CreatedAt, EventId, Version};
 use hookonce_core::feed::EntityCursor;
 use hookonce_core::packing::{unpack, Packed};
 use hookonce_core::time::UnixSeconds;
@@ -209,20 +210,36 @@ impl EntityStore {
         *self.version.borrow_mut() = None;
     }
 
-    /// Step 4's input for `event` under `plan` ([`stored`]); first the placeholder views,
-    /// if it reads the ledger or the claim.
-    pub fn stored(&self, event: &Event, plan: Plan) -> worker::Result<Stored> {
-        let (ledger, claim) = stored_reads(event, plan);
-        if ledger || claim {
+    /// Step 4's input for `event_id`, what `reads` names ([`stored`]); first the
+    /// placeholder views, if it reads the ledger or the claim.
+    pub fn stored(&self, event_id: &EventId, reads: Reads) -> worker::Result<Stored> {
+        if reads.ledger || reads.claim {
             self.readable()?;
         }
-        stored(&self.sql, event, plan)
+        stored(&self.sql, event_id, reads).inspect_err(|_| self.forget_version())
+    }
+
+    /// The entity's synchronous claim, if it was ever used.
+    pub fn claim(&self) -> worker::Result<Option<Claim>> {
+        self.readable()?;
+        claim(&self.sql)
     }
 
     /// A decision's writes, as one statement where they can be ([`Batch`]), else in one
     /// transaction. `None` when a guarded record found its id recorded: then nothing was
-    /// written.
+    /// written. A failed write forgets the snapshot version: what this instance knew may
+    /// be what the rollback undid.
     pub fn write(
+        &self,
+        writes: &[Write<'_>],
+        guard: Guard,
+        now: UnixSeconds,
+    ) -> worker::Result<Option<usize>> {
+        self.write_unit(writes, guard, now)
+            .inspect_err(|_| self.forget_version())
+    }
+
+    fn write_unit(
         &self,
         writes: &[Write<'_>],
         guard: Guard,
@@ -253,24 +270,6 @@ impl EntityStore {
                 })
             }
         }
-    }
-
-    /// Ends a failed call's hold on the claim, if it still has it (core's `release`), in
-    /// one transaction.
-    pub fn release(
-        &self,
-        event: &Event,
-        until: UnixSeconds,
-        now: UnixSeconds,
-    ) -> worker::Result<()> {
-        self.readable()?;
-        self.transaction_or_undo(|| {
-            if let Some(w) = release(claim(&self.sql)?.as_ref(), event, until) {
-                self.execute(&w, Guard::None, now)?;
-            }
-            Ok(Unit::Commit(()))
-        })?
-        .committed()
     }
 
     /// Whether the `event_rows` view is there to write an event's rows through; makes it
@@ -510,11 +509,11 @@ fn claim_of(holder: Option<String>, until: Option<i64>, newest: Option<Version>)
 }
 
 /// Step 4's input, in one statement (each statement crosses into the runtime): whether
-/// the id was processed, the snapshot version, the claim and the ledger entry, of which
-/// `Stored` keeps what bears on `event` under `plan`. The row comes back as one JSON array
+/// the id was processed, and of the snapshot version, the claim and the ledger entry what
+/// core's `Reads` names. The row comes back as one JSON array
 /// in one column: each column costs a property read and a conversion across the runtime,
 /// while serde_json reads the array's values in order into `Row`'s fields in one pass.
-fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored> {
+fn stored(sql: &SqlStorage, event_id: &EventId, reads: Reads) -> worker::Result<Stored> {
     row! {
         struct Json {
             row: String,
@@ -534,12 +533,8 @@ fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored>
         newest_nanos: Option<i64>,
         newest_event: Option<String>,
     }
-    let (ledger, claim) = stored_reads(event, plan);
     let json: Json = sql
-        .exec_raw(
-            stored_query(ledger, claim, event.version().is_some()),
-            vec![text(event.id().as_str())],
-        )?
+        .exec_raw(stored_query(reads), vec![text(event_id.as_str())])?
         .single()?;
     let r: Row = serde_json::from_str(&json.row)
         .map_err(|e| worker::Error::RustError(format!("the stored row: {e}")))?;
@@ -551,41 +546,26 @@ fn stored(sql: &SqlStorage, event: &Event, plan: Plan) -> worker::Result<Stored>
             ..Stored::default()
         });
     }
-    let version = event
-        .version()
-        .and_then(|_| version_of(r.version_secs, r.version_nanos, r.version_event));
-    // Only synchronous forwarding ever writes a claim.
-    let claim = match plan {
-        Plan::Claim { .. } | Plan::Commit => r.claim_row.map(|_| {
+    let version = reads
+        .version
+        .then(|| version_of(r.version_secs, r.version_nanos, r.version_event))
+        .flatten();
+    let claim = match reads.claim {
+        true => r.claim_row.map(|_| {
             claim_of(
                 r.holder,
                 r.until,
                 version_of(r.newest_secs, r.newest_nanos, r.newest_event),
             )
         }),
-        Plan::Apply { .. } => None,
+        false => None,
     };
     Ok(Stored {
         record,
         version,
         claim,
-        ledger_has_event: ledger && r.in_ledger != 0,
+        ledger_has_event: reads.ledger && r.in_ledger != 0,
     })
-}
-
-/// The snapshot version [`stored`] read for `event`, if it read it: it does for a
-/// versioned event that is not a duplicate. An object keeps it for core's `decide_unread`.
-pub fn read_version(event: &Event, stored: &Stored) -> Option<Option<Version>> {
-    (event.version().is_some() && stored.record.is_none()).then(|| stored.version.clone())
-}
-
-/// Whether [`stored`] reads the ledger, and whether it reads the claim, for `event` under
-/// `plan`.
-pub fn stored_reads(event: &Event, plan: Plan) -> (bool, bool) {
-    (
-        matches!(event.effect(), Effect::Ledger { .. }),
-        matches!(plan, Plan::Claim { .. } | Plan::Commit),
-    )
 }
 
 /// The statement for [`stored`], reading only the tables that bear on the event: each
@@ -593,7 +573,12 @@ pub fn stored_reads(event: &Event, plan: Plan) -> (bool, bool) {
 /// statement (the runtime caches prepared statements per object), and to run it. `NULL`
 /// stands for a column not read, so the row keeps one shape. Each of the eight is written
 /// once per isolate, not per event.
-fn stored_query(ledger: bool, claim: bool, version: bool) -> &'static str {
+fn stored_query(reads: Reads) -> &'static str {
+    let Reads {
+        ledger,
+        claim,
+        version,
+    } = reads;
     static QUERIES: OnceLock<[String; 8]> = OnceLock::new();
     let all = QUERIES.get_or_init(|| {
         std::array::from_fn(|i| stored_query_text(i & 1 != 0, i & 2 != 0, i & 4 != 0))
@@ -626,15 +611,6 @@ fn stored_query_text(ledger: bool, claim: bool, version: bool) -> String {
         pick(version, " LEFT JOIN entity e ON e.id = 1", ""),
         pick(claim, " LEFT JOIN claim c ON c.id = 1", ""),
     )
-}
-
-/// How the writes of a decision run: as written, or, for a decision core made without
-/// reading the id (`decide_unread`), with its record guarded: it writes nothing if the
-/// id is recorded.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    None,
-    UnlessRecorded,
 }
 
 /// How a decision's writes reach SQLite. SQLite undoes a whole statement that fails, so
