@@ -12,19 +12,20 @@
 use std::cell::Cell;
 
 use hookonce_core::decide::{Delivery, Plan, Said};
+use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
 use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
-use hookonce_core::feed::{DeadLetter, EntityCursor, Note, ENTITY_EVENTS, ENTITY_OUTBOX};
+use hookonce_core::feed::{EntityCursor, Note, ENTITY_EVENTS, ENTITY_OUTBOX};
 use hookonce_core::forward::Outgoing;
 use hookonce_core::handoff::decode as decode_handoff;
-use hookonce_core::log::failure as failure_log;
-use hookonce_core::metrics::{Count, OutboxSnapshot};
+use hookonce_core::log::LogLevel;
+use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
 use hookonce_core::outbox::target as outbox_target;
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::route::split_url;
 use hookonce_core::sign::headers as signature_headers;
-use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::time::UnixSeconds;
 use hookonce_core::verify::Headers;
 use serde_json::{json, Map, Value};
 use worker::{web_sys, Env, Response, Result, State};
@@ -154,13 +155,57 @@ impl EntityObject {
             &mut attempts,
         )
         .await?;
-        if let Some(Ok(loaded)) = config.as_deref() {
-            self.note_dead_since(loaded, started)?;
-            self.note_attempts(loaded, attempts);
-            outbox::prune(&self.state, &self.armed, loaded).await?;
-            self.report_outbox(loaded).await?;
+        let Some(Ok(loaded)) = config.as_deref() else {
+            return Response::ok("done");
+        };
+        let name = self.state.id().name().unwrap_or_default();
+        let source = source_of(&name);
+        let object = upkeep::Object {
+            source,
+            entity: entity_of(&name),
+            lifetimes: source
+                .and_then(|s| loaded.source(s))
+                .map(|s| s.config.lifetimes()),
+            reported: self.reported.get(),
+        };
+        let sql = self.store.sql();
+        let mut pass = Upkeep::new(object, started, clock::now(), attempts);
+        let mut command = pass.start();
+        // Core's `Upkeep` carried out, one IO per command.
+        loop {
+            command = match command {
+                Step::ReadDead { since } => {
+                    pass.handle(Done::Dead(outbox_store::dead_since(sql, since)?))
+                }
+                Step::Note { source, note } => {
+                    self.note(source.to_owned(), note, loaded.log);
+                    pass.handle(Done::Noted)
+                }
+                Step::ReadKept => pass.handle(Done::Kept(outbox_store::kept(sql)?)),
+                Step::Prune(p) => pass.handle(Done::Pruned(outbox_store::prune(sql, p)?)),
+                Step::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    pass.handle(Done::AlarmSet)
+                }
+                Step::ReadOutbox => {
+                    let rows = outbox_store::outbox_rows(sql)?;
+                    let table = self.store.has_outbox();
+                    pass.handle(Done::Outbox { rows, table })
+                }
+                Step::TellFeed { source, rows } => {
+                    pass.handle(Done::Told(self.tell_feed(source, &name, &rows).await))
+                }
+                Step::Remember(rows) => {
+                    self.reported.set(Some(rows));
+                    pass.handle(Done::Remembered)
+                }
+                Step::Log(record) => {
+                    logs::emit(loaded.log, record);
+                    pass.handle(Done::Logged)
+                }
+                Step::Done => return Response::ok("done"),
+            };
         }
-        Response::ok("done")
     }
 }
 
@@ -218,32 +263,28 @@ impl EntityObject {
                 }
             }
         }
-        self.process(
-            loaded,
-            source,
-            &handoff.event,
-            &handoff.headers,
-            handoff.body,
-        )
-        .await
+        let event = &handoff.event;
+        let processed = self.process(loaded, source, event, &handoff.headers, handoff.body);
+        Ok(processed.await?.0)
     }
 
     /// An admin replay: verify and parse the stored body (re-signed by the caller), then
-    /// the same path as a delivery.
+    /// the same path as a delivery. A refusal says nothing.
     async fn pipeline(
         &self,
         loaded: &Loaded,
         source: &Source,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<web_sys::Response> {
+    ) -> Result<(web_sys::Response, Option<Said>)> {
+        let refused = |r: Result<Response>| r.map(|r| (r.into(), None));
         let verified = match source.verifier.verify(headers, body, clock::now()) {
             Ok(v) => v,
-            Err(e) => return problem::BAD_SIGNATURE.respond(e).map(Into::into),
+            Err(e) => return refused(problem::BAD_SIGNATURE.respond(e)),
         };
         let event = match Event::parse(&verified, headers, &source.config.shape) {
             Ok(e) => e,
-            Err(e) => return problem::BAD_EVENT.respond(e).map(Into::into),
+            Err(e) => return refused(problem::BAD_EVENT.respond(e)),
         };
         self.process(loaded, source, &event, headers, body).await
     }
@@ -251,7 +292,8 @@ impl EntityObject {
     /// Core's `Ingest` carried out, one IO per command: decide, write, respond (and
     /// forward, in synchronous mode). The same path for a provider's delivery, which the
     /// Worker verified and parsed, and for an admin replay. Only `SetAlarm` and `Send`
-    /// wait, so each read–decide–write runs with no `.await` inside.
+    /// wait, so each read–decide–write runs with no `.await` inside. The answer, and what
+    /// it says.
     async fn process(
         &self,
         loaded: &Loaded,
@@ -259,7 +301,7 @@ impl EntityObject {
         event: &Event,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<web_sys::Response> {
+    ) -> Result<(web_sys::Response, Option<Said>)> {
         let now = clock::now();
         let started = clock::millis();
         let delivery = Delivery {
@@ -298,7 +340,10 @@ impl EntityObject {
                     self.report(loaded, source, event, report, now, started);
                     ingest.handle(Input::Reported)
                 }
-                Command::Answer(answer) => return respond(source, event, answer),
+                Command::Answer(answer) => {
+                    let said = answer.said();
+                    return Ok((respond(source, event, answer)?, said));
+                }
             };
         }
     }
@@ -328,7 +373,7 @@ impl EntityObject {
         }
     }
 
-    fn note(&self, source: String, note: Note, log: hookonce_core::LogLevel) {
+    fn note(&self, source: String, note: Note, log: LogLevel) {
         if let Some(flush) = notes::post(&self.env, source, note, log) {
             let _ = self.state.as_raw().wait_until(&flush);
         }
@@ -346,73 +391,6 @@ impl EntityObject {
             entity: entity.to_owned(),
         };
         self.note(source.to_owned(), note, log);
-    }
-
-    /// Notes the rows that died since `since` in the source's dead-letter list.
-    fn note_dead_since(&self, loaded: &Loaded, since: UnixSeconds) -> Result<()> {
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name) else {
-            return Ok(());
-        };
-        let rows = outbox_store::dead_since(self.store.sql(), since)?;
-        for r in rows {
-            let note = Note::Dead(DeadLetter {
-                entity: entity_of(&name).map(str::to_owned),
-                event_id: r.event_id,
-                attempts: u32::try_from(r.attempts).unwrap_or_default(),
-                last_result: r.last_result.unwrap_or_default(),
-                at: r.done_at,
-            });
-            self.note(source.to_owned(), note, loaded.log);
-        }
-        Ok(())
-    }
-
-    /// Notes an alarm pass's attempts in the source's feed, by result (best-effort, with
-    /// the other notes: batched, off the path).
-    fn note_attempts(&self, loaded: &Loaded, attempts: Vec<Count>) {
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
-            return;
-        };
-        for c in attempts {
-            let count = u32::try_from(c.by).unwrap_or(u32::MAX);
-            let note = Note::Attempts {
-                result: c.label,
-                count,
-            };
-            self.note(source.to_owned(), note, loaded.log);
-        }
-    }
-
-    /// Tells the source's feed what this object's outbox holds after an alarm pass, when it
-    /// differs from what the feed was last told (`/metrics`), off the event path. Until the
-    /// feed has taken it, the object keeps an alarm within a minute to tell it again, so
-    /// the feed's pending and dead figures stay exact; a feed that fails never holds back
-    /// the forwarding (the alarm's own work is done by then).
-    async fn report_outbox(&self, loaded: &Loaded) -> Result<()> {
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
-            return Ok(());
-        };
-        let now = outbox_store::outbox_rows(self.store.sql())?;
-        let told = match self.reported.get() {
-            Some(reported) => reported == now,
-            // Unknown since the object started: one that never queued a row has none.
-            None => now == OutboxSnapshot::default() && !self.store.has_outbox(),
-        };
-        if told {
-            return Ok(());
-        }
-        match self.tell_feed(source, &name, &now).await {
-            Ok(()) => self.reported.set(Some(now)),
-            Err(e) => {
-                logs::emit(loaded.log, failure_log("feed_write_failed", source, &e));
-                let again = clock::now().plus(Seconds::MINUTE);
-                outbox::ensure_alarm(&self.state, &self.armed, again).await?;
-            }
-        }
-        Ok(())
     }
 
     /// Posts `snapshot` to the feed object of `source`, as `object`'s.
@@ -582,9 +560,9 @@ impl EntityObject {
             headers.push((name.to_owned(), value));
         }
         let before = self.store.fingerprint()?;
-        let resp = self.pipeline(loaded, source, &headers, &body).await?;
+        let (resp, said) = self.pipeline(loaded, source, &headers, &body).await?;
         let after = self.store.fingerprint()?;
-        let outcome = resp.headers().get(OUTCOME_HEADER)?.unwrap_or_default();
+        let outcome = said.map_or("", Said::as_str);
         json_response(
             200,
             &json!({

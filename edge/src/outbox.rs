@@ -1,8 +1,8 @@
 //! Carrying out the outbox: the alarm delivers an object's pending rows in order, head of
 //! line first, as core's `Drain` sequences it (one run at a time per object; each row
-//! read just before it is sent; its result written only while it is still pending as read),
-//! and prunes what retention allows (core's `retention`: ids, bodies and delivered rows,
-//! in bounded batches).
+//! read just before it is sent; its result written only while it is still pending as read).
+//! What an entity's alarm does after that (notes, pruning, its report to the feed) is core's
+//! `entity::upkeep`, carried out by the entity object.
 //!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
 //! after a crash only the head row can go out again, never an older one after a newer one:
@@ -17,9 +17,8 @@ use hookonce_core::drain::{
 use hookonce_core::forward::Outgoing;
 use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
-use hookonce_core::names::{order_of, source_of};
+use hookonce_core::names::order_of;
 use hookonce_core::outbox::{target as outbox_target, Order, Target};
-use hookonce_core::retention::{next_prune, plan as prune_plan};
 use hookonce_core::time::{Seconds, UnixSeconds};
 use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
@@ -284,33 +283,4 @@ pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize>
         ensure_alarm(state, armed, now).await?;
     }
     Ok(requeued)
-}
-
-/// Prunes what the object's source's lifetimes allow, one bounded batch per kind (core's
-/// `prune_plan`), and sets the alarm for the next batch while work remains.
-pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Result<()> {
-    let name = state.id().name();
-    let Some(lifetimes) = name
-        .as_deref()
-        .and_then(source_of)
-        .and_then(|source| loaded.source(source))
-        .map(|s| s.config.lifetimes())
-    else {
-        return Ok(());
-    };
-    let sql = state.storage().sql();
-    let now = clock::now();
-    let kept = store::kept(&sql)?;
-    let mut done = Vec::new();
-    for p in prune_plan(lifetimes, &kept, now) {
-        done.push((p, store::prune(&sql, p)?));
-    }
-    let kept = match done.is_empty() {
-        true => kept,
-        false => store::kept(&sql)?,
-    };
-    match next_prune(lifetimes, &done, &kept, now) {
-        Some(at) => ensure_alarm(state, armed, at).await,
-        None => Ok(()),
-    }
 }

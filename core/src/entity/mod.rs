@@ -37,6 +37,8 @@ use crate::retention::Lifetimes;
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
 
+pub mod upkeep;
+
 /// What an object knows of its store without a read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Known<'k> {
@@ -152,6 +154,16 @@ pub enum Answer {
 }
 
 impl Answer {
+    /// What the answer says of the delivery (`Hookonce-Outcome`), if it says anything.
+    #[must_use]
+    pub fn said(&self) -> Option<Said> {
+        match self {
+            Answer::Decided { said, .. } => Some(*said),
+            Answer::Released { .. } => Some(Said::Released),
+            Answer::OutOfStep => None,
+        }
+    }
+
     /// The HTTP status.
     #[must_use]
     pub fn status(&self) -> u16 {

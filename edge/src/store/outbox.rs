@@ -3,6 +3,7 @@
 //! row is as it was read, requeued dead letters, and what pruning and `/metrics` read.
 //! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
 
+use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
 use hookonce_core::retention::{Kept, Prune};
@@ -312,22 +313,32 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
     deleted.count_rows()
 }
 
-row! {
-    /// A dead letter, as the source's feed lists it.
-    pub struct DeadRow {
-        pub event_id: String,
-        pub attempts: i64,
-        pub last_result: Option<String>,
-        pub done_at: i64,
+/// The rows that died at or after `since`, as dead letters of no entity (the object
+/// knows its entity).
+pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<DeadLetter>> {
+    row! {
+        struct Dead {
+            event_id: String,
+            attempts: i64,
+            last_result: Option<String>,
+            done_at: i64,
+        }
     }
-}
-
-/// The rows that died at or after `since`.
-pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<DeadRow>> {
-    sql.exec_raw(
-        "SELECT event_id, attempts, last_result, done_at FROM outbox
-         WHERE status = ? AND done_at >= ?",
-        vec![text(OutboxStatus::Dead.as_str()), int(since.0)],
-    )?
-    .all()
+    let rows: Vec<Dead> = sql
+        .exec_raw(
+            "SELECT event_id, attempts, last_result, done_at FROM outbox
+             WHERE status = ? AND done_at >= ?",
+            vec![text(OutboxStatus::Dead.as_str()), int(since.0)],
+        )?
+        .all()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| DeadLetter {
+            entity: None,
+            event_id: r.event_id,
+            attempts: u32::try_from(r.attempts).unwrap_or_default(),
+            last_result: r.last_result.unwrap_or_default(),
+            at: r.done_at,
+        })
+        .collect())
 }
