@@ -12,6 +12,9 @@
 use std::cell::Cell;
 
 use hookonce_core::decide::{Delivery, Plan, Said};
+use hookonce_core::entity::admin::{
+    Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
+};
 use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
 use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
@@ -24,10 +27,8 @@ use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
 use hookonce_core::outbox::target as outbox_target;
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::route::split_url;
-use hookonce_core::sign::headers as signature_headers;
 use hookonce_core::time::UnixSeconds;
-use hookonce_core::verify::Headers;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use worker::{web_sys, Env, Response, Result, State};
 
 use crate::bucket::{self, Gate};
@@ -120,17 +121,7 @@ impl EntityObject {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::RetryDead => {
-                // A placeholder outbox holds no dead letters, and a view takes no UPDATE.
-                let requeued = match self.store.has_outbox() {
-                    false => 0,
-                    true => outbox::requeue_dead(&self.state, &self.armed).await?,
-                };
-                if requeued > 0 {
-                    self.note_requeued();
-                }
-                json_response(200, &json!({ "requeued": requeued }), "application/json")
-            }
+            Op::RetryDead => self.requeue().await,
             Op::Replay(raw) => match id(&raw) {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
@@ -379,20 +370,6 @@ impl EntityObject {
         }
     }
 
-    /// The entity's dead letters were requeued: the feed's dead-letter list forgets them.
-    fn note_requeued(&self) {
-        let name = self.state.id().name().unwrap_or_default();
-        let (Some(source), Some(entity)) = (source_of(&name), entity_of(&name)) else {
-            return;
-        };
-        let loaded = sources::load(&self.env);
-        let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
-        let note = Note::Requeued {
-            entity: entity.to_owned(),
-        };
-        self.note(source.to_owned(), note, log);
-    }
-
     /// Posts `snapshot` to the feed object of `source`, as `object`'s.
     async fn tell_feed(
         &self,
@@ -523,72 +500,97 @@ impl EntityObject {
     }
 
     /// Runs a stored event through the whole pipeline again, freshly signed with the
-    /// source's own secret, as the provider's replay button would.
+    /// source's own secret, as the provider's replay button would: core's `Replay`, one IO
+    /// per command.
     async fn replay(&self, id: &EventId) -> Result<Response> {
-        let Some((headers, body)) = self.store.body_of(id)? else {
-            return self.no_body(id);
-        };
         let name = self.state.id().name().unwrap_or_default();
         let config = sources::load(&self.env);
-        let (loaded, source) = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
-            Ok(found) => found,
-            Err(problem) => return problem,
-        };
-        let Some(mut headers) =
-            serde_json::from_str::<Map<String, Value>>(headers.as_deref().unwrap_or("{}"))
-                .ok()
-                .map(|m| {
-                    m.into_iter()
-                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
-                        .collect::<Vec<_>>()
-                })
-        else {
-            return problem::INTERNAL.respond("stored headers are unreadable");
-        };
-        let webhook_id = headers
-            .header("webhook-id")
-            .unwrap_or(id.as_str())
-            .to_owned();
-        for (name, value) in signature_headers(
-            &source.config.scheme,
-            &source.signer,
-            &webhook_id,
-            clock::now(),
-            &body,
-        ) {
-            headers.retain(|(k, _)| k != name);
-            headers.push((name.to_owned(), value));
+        let mut found = None;
+        let (mut replay, mut command) = Replay::start(id);
+        loop {
+            command = match command {
+                ReplayCommand::ReadBody => {
+                    replay.handle(ReplayInput::Body(self.store.body_of(id)?))
+                }
+                ReplayCommand::ReadOutcome => {
+                    replay.handle(ReplayInput::Outcome(self.store.outcome(id)?))
+                }
+                ReplayCommand::LoadSource => {
+                    let (_, source) = match sources::lookup(&config, source_of(&name).unwrap_or(""))
+                    {
+                        Ok(looked_up) => found.insert(looked_up),
+                        Err(problem) => return problem,
+                    };
+                    replay.handle(ReplayInput::Source {
+                        scheme: &source.config.scheme,
+                        secret: &source.signer,
+                        now: clock::now(),
+                    })
+                }
+                ReplayCommand::Fingerprint => {
+                    replay.handle(ReplayInput::Fingerprint(self.store.fingerprint()?))
+                }
+                ReplayCommand::Deliver => {
+                    let Some((loaded, source)) = found else {
+                        return problem::INTERNAL.respond("a replay delivered without its source");
+                    };
+                    let (headers, body) = replay.request();
+                    let (resp, said) = self.pipeline(loaded, source, headers, body).await?;
+                    let status = resp.status();
+                    replay.handle(ReplayInput::Delivered { status, said })
+                }
+                ReplayCommand::Answer(ReplayAnswer::Replayed {
+                    said,
+                    status,
+                    changed,
+                }) => {
+                    let body = json!({
+                        "event_id": id.as_str(),
+                        "outcome": said.map_or("", Said::as_str),
+                        "status": status,
+                        "changed": changed,
+                    });
+                    return json_response(200, &body, "application/json");
+                }
+                ReplayCommand::Answer(ReplayAnswer::NoBody(detail)) => {
+                    return problem::NOT_FOUND.respond(detail)
+                }
+                ReplayCommand::Answer(ReplayAnswer::Unreadable) => {
+                    return problem::INTERNAL.respond("stored headers are unreadable")
+                }
+            };
         }
-        let before = self.store.fingerprint()?;
-        let (resp, said) = self.pipeline(loaded, source, &headers, &body).await?;
-        let after = self.store.fingerprint()?;
-        let outcome = said.map_or("", Said::as_str);
-        json_response(
-            200,
-            &json!({
-                "event_id": id.as_str(),
-                "outcome": outcome,
-                "status": resp.status(),
-                "changed": before != after,
-            }),
-            "application/json",
-        )
     }
 
-    /// A replay with no body to run: the event was never seen here, or it was and its body
-    /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
-    fn no_body(&self, id: &EventId) -> Result<Response> {
-        let seen = self.store.outcome(id)?;
-        problem::NOT_FOUND.respond(match seen {
-            None => format!("no stored body for event {id}: this entity has not seen it"),
-            Some(outcome) => format!(
-                "no stored body for event {id}: it was {} here, but its body is no longer \
-                 kept (bodies are kept for the source's body_retention_secs; stale events \
-                 keep none), so there is nothing to replay; its id is kept, so a redelivery \
-                 is still a duplicate",
-                outcome
-            ),
-        })
+    /// `POST /admin/outbox/…/retry`: core's `Requeue`, one IO per command.
+    async fn requeue(&self) -> Result<Response> {
+        let name = self.state.id().name().unwrap_or_default();
+        let queue = self.store.has_outbox();
+        let now = clock::now();
+        let (mut requeue, mut command) =
+            Requeue::start(source_of(&name), entity_of(&name), queue, now);
+        loop {
+            command = match command {
+                RequeueCommand::Requeue(at) => {
+                    let n = outbox_store::requeue_dead(self.store.sql(), at)?;
+                    requeue.handle(RequeueInput::Requeued(n))
+                }
+                RequeueCommand::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    requeue.handle(RequeueInput::AlarmSet)
+                }
+                RequeueCommand::Note { source, note } => {
+                    let loaded = sources::load(&self.env);
+                    let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
+                    self.note(source.to_owned(), note, log);
+                    requeue.handle(RequeueInput::Noted)
+                }
+                RequeueCommand::Answer(requeued) => {
+                    let body = json!({ "requeued": requeued });
+                    return json_response(200, &body, "application/json");
+                }
+            };
+        }
     }
 }
 

@@ -274,13 +274,3 @@ impl<'a> Via<'a> {
         }
     }
 }
-
-/// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
-pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize> {
-    let now = clock::now();
-    let requeued = store::requeue_dead(&state.storage().sql(), now)?;
-    if requeued > 0 {
-        ensure_alarm(state, armed, now).await?;
-    }
-    Ok(requeued)
-}

@@ -37,6 +37,7 @@ use crate::retention::Lifetimes;
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
 
+pub mod admin;
 pub mod upkeep;
 
 /// What an object knows of its store without a read.
