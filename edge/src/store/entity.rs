@@ -19,6 +19,7 @@ use worker::{SqlStorage, State, Storage};
 
 use super::outbox::{enqueue, OutboxRow, OUTBOX_ROWS};
 use super::rows::{row, ReadRows};
+use super::schema::stored_query as stored_query_text;
 use super::schema::{
     Optional, Views, BODY_OF_EVENT, ENTITY_SCHEMAS, EVENT_ROWS_SCHEMA, INSERT_BODY,
     INSERT_EVENT_ROWS, INSERT_EVENT_ROWS_UNSEEN, INSERT_RECORD, INSERT_RECORD_UNSEEN, IS_VIEW,
@@ -584,33 +585,6 @@ fn stored_query(reads: Reads) -> &'static str {
         std::array::from_fn(|i| stored_query_text(i & 1 != 0, i & 2 != 0, i & 4 != 0))
     });
     &all[usize::from(ledger) | usize::from(claim) << 1 | usize::from(version) << 2]
-}
-
-fn stored_query_text(ledger: bool, claim: bool, version: bool) -> String {
-    let pick =
-        |on: bool, columns: &'static str, nulls: &'static str| if on { columns } else { nulls };
-    format!(
-        "SELECT json_array((SELECT outcome FROM events WHERE event_id = ?1), {}, {}, {}, {}) AS row
-         FROM (SELECT 1){}{}",
-        pick(
-            ledger,
-            "EXISTS (SELECT 1 FROM ledger WHERE event_id = ?1)",
-            "0"
-        ),
-        pick(claim, "c.id", "NULL"),
-        pick(
-            version,
-            "e.version_secs, e.version_nanos, e.version_event",
-            "NULL, NULL, NULL"
-        ),
-        pick(
-            claim,
-            "c.holder, c.until, c.newest_secs, c.newest_nanos, c.newest_event",
-            "NULL, NULL, NULL, NULL, NULL"
-        ),
-        pick(version, " LEFT JOIN entity e ON e.id = 1", ""),
-        pick(claim, " LEFT JOIN claim c ON c.id = 1", ""),
-    )
 }
 
 /// How a decision's writes reach SQLite. SQLite undoes a whole statement that fails, so
