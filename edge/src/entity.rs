@@ -36,8 +36,9 @@ use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::store::entity::{EntityStore, Page};
+use crate::store::entity::EntityStore;
 use crate::store::outbox as outbox_store;
+use crate::store::reads::Page;
 use crate::task::export_object;
 use crate::{answer, clock, http, logs, notes, outbox};
 

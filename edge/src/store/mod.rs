@@ -6,6 +6,7 @@
 pub mod bucket;
 pub mod entity;
 pub mod outbox;
+pub mod reads;
 pub mod rows;
 pub mod schema;
 pub mod sqlite;
