@@ -24,9 +24,48 @@ use crate::time::{Seconds, UnixSeconds};
 use crate::verify::{Headers, Scheme};
 
 /// [`Decision::label`]s that other modules name.
-pub(crate) const APPLIED: &str = "applied";
-pub(crate) const DUPLICATE: &str = "duplicate";
-pub(crate) const STALE: &str = "stale";
+pub(crate) const APPLIED: &str = Said::Applied.as_str();
+pub(crate) const STALE: &str = Said::Stale.as_str();
+
+/// What a delivery came to, as its answer (`Hookonce-Outcome`), its log line and its feed
+/// note say it: the one vocabulary of outcomes. [`Outcome`] is the part of it a record
+/// stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Said {
+    /// A new event, applied (and enqueued or forwarded).
+    Applied,
+    /// A copy of an event seen before: nothing written.
+    Duplicate,
+    /// Older than the entity's state: recorded, neither applied nor forwarded.
+    Stale,
+    /// The entity's claim was taken for a synchronous forward still under way.
+    Claimed,
+    /// Another event of the entity holds its claim: come back later.
+    InFlight,
+    /// A synchronous forward failed and gave its claim back: the provider retries.
+    Released,
+}
+
+impl Said {
+    /// The reported name.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Said::Applied => "applied",
+            Said::Duplicate => "duplicate",
+            Said::Stale => "stale",
+            Said::Claimed => "claimed",
+            Said::InFlight => "in_flight",
+            Said::Released => "released",
+        }
+    }
+}
+
+impl fmt::Display for Said {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// What became of an event that was handled; stored with its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,18 +80,22 @@ pub enum Outcome {
 impl Outcome {
     /// The stored and reported name.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Applied => "applied",
-            Outcome::Stale => "stale",
-        }
+        self.said().as_str()
     }
 
     /// Reads a stored name back.
     pub fn parse(s: &str) -> Option<Outcome> {
-        match s {
-            "applied" => Some(Outcome::Applied),
-            "stale" => Some(Outcome::Stale),
-            _ => None,
+        [Outcome::Applied, Outcome::Stale]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+
+    /// As an outcome of a delivery.
+    #[must_use]
+    pub fn said(self) -> Said {
+        match self {
+            Outcome::Applied => Said::Applied,
+            Outcome::Stale => Said::Stale,
         }
     }
 }
@@ -225,12 +268,18 @@ pub enum Decision<'e> {
 impl Decision<'_> {
     /// The outcome as reported to the provider (`Hookonce-Outcome`).
     pub fn label(&self) -> &'static str {
+        self.said().as_str()
+    }
+
+    /// What this decision says of its delivery.
+    #[must_use]
+    pub fn said(&self) -> Said {
         match self {
-            Decision::Apply { .. } => APPLIED,
-            Decision::Claim { .. } => "claimed",
-            Decision::Duplicate(_) => DUPLICATE,
-            Decision::Stale(_) => STALE,
-            Decision::InFlight { .. } => "in_flight",
+            Decision::Apply { .. } => Said::Applied,
+            Decision::Claim { .. } => Said::Claimed,
+            Decision::Duplicate(_) => Said::Duplicate,
+            Decision::Stale(_) => Said::Stale,
+            Decision::InFlight { .. } => Said::InFlight,
         }
     }
 

@@ -398,6 +398,15 @@ impl Event {
             _ => None,
         }
     }
+
+    /// Whether the event has a [`Event::version`], without making it.
+    #[must_use]
+    pub fn has_version(&self) -> bool {
+        matches!(
+            (&self.effect, self.created_at),
+            (Effect::Snapshot { .. }, Some(_))
+        )
+    }
 }
 
 /// Slack's `url_verification` handshake: a verified body `{"type": "url_verification",

@@ -34,6 +34,12 @@
 //!    [`outbox::after_attempt`] returns, only if the row is still as it was read, durably,
 //!    before the next row.
 //!
+//! The *sequence* of steps 4 to 7 in an entity's object is core's too: [`entity::Ingest`]
+//! runs one delivery (what to read, one decision, the writes, the answer, the log record and
+//! the feed note, a sync send), [`entity::upkeep`] what an alarm does after its drain, and
+//! [`entity::admin`] a replay and a requeue, each as `Command`s that the adapter carries out
+//! with one exhaustive `match`, feeding each result back in.
+//!
 //! ## Example
 //!
 //! ```
@@ -89,9 +95,10 @@ pub mod seen;
 pub mod sign;
 pub mod verify;
 
-// Steps 4 to 7: decide, write, respond, forward.
+// Steps 4 to 7: decide, write, respond, forward; the entity's sequences of them.
 pub mod decide;
 pub mod drain;
+pub mod entity;
 pub mod forward;
 pub mod outbox;
 pub mod packing;

@@ -118,6 +118,18 @@ impl AttemptResult {
     /// The longest `Location` kept for the record; the destination chooses it.
     pub const MAX_LOCATION: usize = 200;
 
+    /// Whether the attempt delivered the event: any 2xx, or a queue that took the message.
+    #[must_use]
+    pub fn delivered(&self) -> bool {
+        matches!(
+            self,
+            AttemptResult::Status {
+                code: 200..=299,
+                ..
+            } | AttemptResult::Enqueued
+        )
+    }
+
     /// What an HTTP answer with `code` came to, given its `Retry-After` and `Location`
     /// headers: a 3xx is a [`AttemptResult::Redirect`], any other status is itself.
     pub fn answered(
@@ -277,17 +289,16 @@ impl Schedule {
         jitter: u16,
     ) -> Next {
         let wait = match *result {
-            AttemptResult::Status {
-                code: 200..=299, ..
-            }
-            | AttemptResult::Enqueued => return Next::Delivered,
+            _ if result.delivered() => return Next::Delivered,
             AttemptResult::TooLarge { .. } => return Next::DeadLetter(DeadReason::Unsendable),
             AttemptResult::Status { code: 410, .. } => return Next::DeadLetter(DeadReason::Gone),
             AttemptResult::Status {
                 code: 429 | 503,
                 retry_after: Some(retry_after),
             } => retry_after.max(Seconds(1)),
+            // `Enqueued` is delivered (the guard above).
             AttemptResult::Status { .. }
+            | AttemptResult::Enqueued
             | AttemptResult::Redirect { .. }
             | AttemptResult::Timeout
             | AttemptResult::NetworkError

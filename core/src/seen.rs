@@ -13,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use crate::decide::{Plan, APPLIED, DUPLICATE, STALE};
+use crate::decide::{Plan, Said, APPLIED, STALE};
 use crate::event::EventId;
 use crate::time::{Seconds, UnixSeconds};
 
@@ -35,8 +35,8 @@ pub(crate) const IN_FLIGHT_MS: u64 = 2_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 // Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum CopyCheck {
-    /// Answer it with this label, as the object would: a copy of a recorded event.
-    Answer(&'static str),
+    /// Answer it so, as the object would: a copy of a recorded event.
+    Answer(Said),
     /// Another delivery of the event is with its object: check again in this many ms.
     Wait(u64),
     /// Call the object; this delivery is now the one in flight.
@@ -82,7 +82,7 @@ impl SeenIds {
         let key = key(object, id);
         if self.recorded(&key, now) {
             // `Decision::Duplicate`'s label, as the object would answer.
-            return CopyCheck::Answer(DUPLICATE);
+            return CopyCheck::Answer(Said::Duplicate);
         }
         if matches!(plan, Plan::Claim { .. }) {
             return CopyCheck::Call;
@@ -221,7 +221,10 @@ mod tests {
         assert_eq!(s.check(o, &e, claim, MS), CopyCheck::Call);
         assert_eq!(s.check(o, &e, claim, MS + 1), CopyCheck::Call);
         s.answered(o, &e, 200, "applied", T);
-        assert_eq!(s.check(o, &e, claim, MS + 2), CopyCheck::Answer(DUPLICATE));
+        assert_eq!(
+            s.check(o, &e, claim, MS + 2),
+            CopyCheck::Answer(Said::Duplicate)
+        );
     }
 
     #[test]
@@ -241,7 +244,10 @@ mod tests {
             "another object"
         );
         s.answered(o, &e, 200, "applied", T);
-        assert_eq!(s.check(o, &e, APPLY, MS + 3), CopyCheck::Answer(DUPLICATE));
+        assert_eq!(
+            s.check(o, &e, APPLY, MS + 3),
+            CopyCheck::Answer(Said::Duplicate)
+        );
     }
 
     #[test]

@@ -4,10 +4,12 @@
 
 use std::cell::RefCell;
 
+use hookonce_core::decide::Said;
+use hookonce_core::entity::Report;
 use hookonce_core::event::Event;
-use hookonce_core::feed::{FeedOutcome, Note};
-use hookonce_core::log::{self, DecisionLog, LogLevel};
-use hookonce_core::time::UnixSeconds;
+use hookonce_core::feed::Note;
+use hookonce_core::log::{decision as decision_log, DecisionLog, LogLevel};
+use hookonce_core::time::{Seconds, UnixSeconds};
 use serde::Serialize;
 use serde_json::json;
 use worker::{web_sys, Result};
@@ -15,13 +17,6 @@ use worker::{web_sys, Result};
 use crate::internal::OUTCOME_HEADER;
 use crate::problem;
 use crate::{clock, http, logs};
-
-/// A decision's label (`Decision::label`) and the rows it wrote.
-#[derive(Clone, Copy)]
-pub struct Said {
-    pub label: &'static str,
-    pub rows_written: usize,
-}
 
 /// What a delivery's answer says, in the order a reader finds it (alphabetical, as the
 /// problem documents' members are). Serialised straight from borrowed fields.
@@ -44,25 +39,27 @@ pub fn respond(
     source: &str,
     event: &Event,
     said: Said,
-    retry_after: Option<u64>,
+    rows_written: usize,
+    retry_after: Option<Seconds>,
 ) -> Result<web_sys::Response> {
+    let retry_after = retry_after.map(|s| s.0);
     let body = Answered {
         entity: event.entity().map(|e| e.as_str()),
         event_id: event.id().as_str(),
         event_type: event.kind().as_str(),
-        outcome: said.label,
+        outcome: said.as_str(),
         retry_after,
-        rows_written: said.rows_written,
+        rows_written,
         source,
     };
     let Some(secs) = retry_after else {
-        let headers = headers_of(said.label)?;
+        let headers = headers_of(said)?;
         return http::runtime_response(200, &serde_json::to_vec(&body)?, &headers);
     };
     let detail = format!("another event of this entity is being forwarded; retry in {secs} s");
     let resp = problem::IN_FLIGHT.respond_with(&detail, json!(body))?;
     let resp = http::with_header(resp, "retry-after", &secs.max(1).to_string())?;
-    http::with_header(resp, OUTCOME_HEADER, said.label).map(Into::into)
+    http::with_header(resp, OUTCOME_HEADER, said.as_str()).map(Into::into)
 }
 
 thread_local! {
@@ -70,21 +67,21 @@ thread_local! {
     /// into each `Response`. A list of pairs made for every answer instead is read back
     /// through the iterator protocol: in perf profiles of `unique`, the pairs and the
     /// `Response` constructor took about 50 us per event, against 17 us with these.
-    static HEADERS: RefCell<Vec<(&'static str, web_sys::Headers)>> =
+    static HEADERS: RefCell<Vec<(Said, web_sys::Headers)>> =
         const { RefCell::new(Vec::new()) };
 }
 
-/// The headers of a `200` answer labelled `label`.
-fn headers_of(label: &'static str) -> Result<web_sys::Headers> {
+/// The headers of a `200` answer that says `said`.
+fn headers_of(said: Said) -> Result<web_sys::Headers> {
     HEADERS.with(|made| {
         let mut made = made.borrow_mut();
-        if let Some((_, headers)) = made.iter().find(|(l, _)| *l == label) {
+        if let Some((_, headers)) = made.iter().find(|(s, _)| *s == said) {
             return Ok(headers.clone());
         }
         let headers = web_sys::Headers::new()?;
         headers.set("content-type", "application/json")?;
-        headers.set(OUTCOME_HEADER, label)?;
-        made.push((label, headers.clone()));
+        headers.set(OUTCOME_HEADER, said.as_str())?;
+        made.push((said, headers.clone()));
         Ok(headers)
     })
 }
@@ -94,20 +91,20 @@ pub fn report(
     log: LogLevel,
     source: &str,
     event: &Event,
-    said: Said,
+    report: Report,
     received: UnixSeconds,
     started_ms: u64,
 ) -> Option<Note> {
     let entity = event.entity().map(|e| e.as_str());
     logs::emit(
         log,
-        log::decision(&DecisionLog {
+        decision_log(&DecisionLog {
             source,
             event_id: event.id().as_str(),
             event_type: event.kind().as_str(),
             entity,
-            outcome: said.label,
-            rows_written: said.rows_written,
+            outcome: report.said.as_str(),
+            rows_written: report.rows_written,
             duration_ms: clock::millis().saturating_sub(started_ms),
         }),
     );
@@ -115,8 +112,8 @@ pub fn report(
         event_id: event.id().as_str().to_owned(),
         event_type: event.kind().as_str().to_owned(),
         entity: entity.map(str::to_owned),
-        outcome: FeedOutcome::of_decision(said.label)?,
-        rows_written: u32::try_from(said.rows_written).unwrap_or(u32::MAX),
+        outcome: report.feed?,
+        rows_written: u32::try_from(report.rows_written).unwrap_or(u32::MAX),
         received_at: received.0,
     })
 }

@@ -16,7 +16,9 @@ use worker::{Env, Response, Result, State};
 use crate::internal::{Op, ENTITY_BINDING};
 use crate::problem::{self, json_response};
 use crate::sources::Source;
-use crate::{clock, http, sql};
+use crate::store::bucket as store;
+use crate::store::entity::EntityStore;
+use crate::{clock, http};
 
 /// What a bucket's checks came to.
 pub enum Gate {
@@ -28,38 +30,36 @@ pub enum Gate {
     Refuse(Response),
 }
 
-/// A bucket's record of its source's buckets (`sql::bucket`), once this instance read it.
+/// A bucket's record of its source's buckets (`store::bucket`), once this instance read it.
 #[derive(Default)]
-pub struct Known(Cell<Option<sql::Bucket>>);
+pub struct Known(Cell<Option<store::Bucket>>);
 
 impl Known {
-    /// The checks before a delivery of `event` to bucket `n` (`empty`: the object holds no
-    /// rows yet). Each costs a call to another object only when the bucket cannot answer it:
+    /// The checks before a delivery of `event` to bucket `n`, whose store is `entity`. Each costs a call to another object only when the bucket cannot answer it:
     /// the record once per new bucket, the old object once per id new to the bucket.
     pub async fn gate(
         &self,
-        state: &State,
+        entity: &EntityStore,
         env: &Env,
-        empty: bool,
         source: &Source,
         n: u32,
         event: &Event,
     ) -> Result<Gate> {
         let config = &source.config;
-        let sql = state.storage().sql();
+        let sql = entity.sql();
         let now = clock::now();
         let recorded = match self.0.get() {
             Some(b) => b,
             None => {
-                let made = sql::Bucket {
+                let made = store::Bucket {
                     count: config.buckets,
                     since: now,
                 };
-                let b = match sql::bucket(&sql, (n == 0).then_some(made))? {
+                let b = match store::bucket(sql, (n == 0).then_some(made))? {
                     Some(b) => b,
                     None => match bucket_zero(env, config).await? {
                         Ok(b) if b.count == config.buckets => {
-                            sql::bucket(&sql, Some(b))?.unwrap_or(b)
+                            store::bucket(sql, Some(b))?.unwrap_or(b)
                         }
                         Ok(b) => b,
                         Err(refused) => return Ok(Gate::Refuse(refused)),
@@ -72,7 +72,7 @@ impl Known {
         if let Err(e) = config.check_buckets(recorded.count) {
             return problem::CONFIG.respond(e).map(Gate::Refuse);
         }
-        let known = || Ok::<_, worker::Error>(!empty && sql::recorded(&sql, event.id())?);
+        let known = || Ok::<_, worker::Error>(!entity.empty() && entity.recorded(event.id())?);
         let created_at = event.created_at().map(|c| UnixSeconds(c.secs()));
         if !config.looks_up_per_event_objects(recorded.since, now, created_at) || known()? {
             return Ok(Gate::Open);
@@ -90,11 +90,11 @@ impl Known {
 
 /// `Op::Buckets`, in bucket 0: its record, made now with `count` if it has none.
 pub fn record(state: &State, count: u32) -> Result<Response> {
-    let made = sql::Bucket {
+    let made = store::Bucket {
         count,
         since: clock::now(),
     };
-    let b = sql::bucket(&state.storage().sql(), Some(made))?.unwrap_or(made);
+    let b = store::bucket(&state.storage().sql(), Some(made))?.unwrap_or(made);
     json_response(
         200,
         &json!({ "count": b.count, "since": b.since.0 }),
@@ -107,7 +107,7 @@ pub fn record(state: &State, count: u32) -> Result<Response> {
 async fn bucket_zero(
     env: &Env,
     config: &SourceConfig,
-) -> Result<std::result::Result<sql::Bucket, Response>> {
+) -> Result<std::result::Result<store::Bucket, Response>> {
     let zero = bucket_name(&config.name, 0);
     let url = Op::Buckets(config.buckets).url();
     let mut resp = http::query_object(env, ENTITY_BINDING, &zero, &url, true).await?;
@@ -117,7 +117,7 @@ async fn bucket_zero(
     let body: Value = resp.json().await?;
     let count = body["count"].as_u64().and_then(|c| u32::try_from(c).ok());
     match (count, body["since"].as_i64()) {
-        (Some(count), Some(since)) => Ok(Ok(sql::Bucket {
+        (Some(count), Some(since)) => Ok(Ok(store::Bucket {
             count,
             since: UnixSeconds(since),
         })),

@@ -1,46 +1,47 @@
 //! The Durable Object that owns one entity: its processed ids, state, ledger, claim and
-//! outbox. The last three are tables only from the first write to each: an empty table
-//! holds a page. Until then a read finds a placeholder view (`sql::PLACEHOLDERS`), made
-//! by the first read that needs one, so a new object creates only the tables it writes.
+//! outbox, kept in its store (`store::entity`).
 //!
 //! The Worker verified and parsed each delivery and hands over the event (core's
-//! `handoff::decode`); an admin replay verifies and parses here. Then read → decide →
-//! write runs with no `.await` between the reads and the writes, and the writes as one
+//! `handoff::decode`); an admin replay verifies and parses here. Then core's `Ingest`
+//! sequences the delivery, and read → decide → write runs with no `.await` between the
+//! reads and the writes, and the writes as one
 //! statement (an event's usual rows, through the `event_rows` view's trigger) or in one
 //! `transactionSync`, so two copies of an event can never both pass the check, and a
 //! crash leaves all or nothing.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 
-use hookonce_core::decide::{
-    decide, decide_unread, release, Decision, Delivery, Plan, Stored, Write,
+use hookonce_core::decide::{Delivery, Plan, Said};
+use hookonce_core::entity::admin::{
+    Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
 };
+use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
+use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
-use hookonce_core::feed::{DeadLetter, Note};
+use hookonce_core::feed::Note;
 use hookonce_core::forward::Outgoing;
 use hookonce_core::handoff;
-use hookonce_core::log;
-use hookonce_core::metrics::{Count, OutboxSnapshot};
+use hookonce_core::log::LogLevel;
+use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
-use hookonce_core::outbox::OutboxStatus;
+use hookonce_core::outbox::target as outbox_target;
 use hookonce_core::page::{EntityCursor, ENTITY_EVENTS, ENTITY_OUTBOX};
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::route::split_url;
-use hookonce_core::sign;
-use hookonce_core::time::{Seconds, UnixSeconds};
-use hookonce_core::verify::Headers;
-use serde_json::{json, Map, Value};
-use worker::{web_sys, Env, Response, Result, SqlStorage, State};
+use hookonce_core::time::UnixSeconds;
+use serde_json::{json, Value};
+use worker::{web_sys, Env, Response, Result, State};
 
 use crate::bucket::{self, Gate};
 use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
 use crate::problem::{self, json_response};
-use crate::rows::{row, ReadRows};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
-use crate::sql::{Batch, Guard, Optional, Unit, Views};
+use crate::store::entity::EntityStore;
+use crate::store::outbox as outbox_store;
+use crate::store::reads::Page;
 use crate::task::export_object;
-use crate::{answer, clock, http, logs, notes, outbox, sql};
+use crate::{answer, clock, http, logs, notes, outbox};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -49,24 +50,8 @@ pub struct EntityObject {
     env: Env,
     armed: outbox::Armed,
     runs: outbox::Runs,
-    /// The ledger, claim and outbox that are not tables yet (`sql::Opened::views`).
-    views: Cell<Views>,
-    /// Whether all three have a name, view or table, for a read (`sql::Opened::named`).
-    readable: Cell<bool>,
-    /// The object was created by this instance and no transaction has run since: it holds
-    /// no rows, so a stored read would find nothing.
-    empty: Cell<bool>,
-    /// The snapshot version as this instance last read or wrote it (`None` inside: no
-    /// snapshot), for core's `decide_unread`; `None` until it knows. Only this object
-    /// writes its snapshot, and only in [`Self::run`], which keeps this up to date.
-    version: RefCell<Option<Option<Version>>>,
-    /// Whether an event's rows go through the `event_rows` view yet.
-    event_rows: Cell<EventRowsView>,
-    /// An event's own object from before buckets that was never made
-    /// (`sql::has_tables`): a bucket's look-up of an id finds nothing in it, and creates
-    /// nothing. Only a delivery handed to it makes its schema, as before buckets: an
-    /// earlier version's Worker, still serving during a deployment, hands events here.
-    absent: Cell<bool>,
+    /// Its storage, and what it knows of it without a read.
+    store: EntityStore,
     /// A bucket's record of its source's buckets, once read.
     bucket: bucket::Known,
     /// What this object last told its feed of its outbox rows (`report_outbox`); a new
@@ -74,73 +59,35 @@ pub struct EntityObject {
     reported: Cell<Option<OutboxSnapshot>>,
 }
 
-/// The `event_rows` view (`sql::EVENT_ROWS_SCHEMA`), through which an event's body, record
-/// and snapshot are one statement instead of three in a `transactionSync`: about 36 µs
-/// less an event. Making it costs about 250 µs of CPU (two statements of DDL), so an
-/// object makes it before its second event's rows, not when it is new: an entity that only
-/// ever sees one event never pays for it (bench/FINDINGS.md).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum EventRowsView {
-    /// Not there, and this instance has written no event's rows.
-    Missing,
-    /// Not there; the next event's rows make it first.
-    Due,
-    /// There.
-    Ready,
-    /// Making it failed (logged): rows go one statement each, as before.
-    Unavailable,
-}
-
 impl EntityObject {
     fn new(state: State, env: Env) -> Self {
         let name = state.id().name().unwrap_or_default();
-        let absent =
-            matches!(object_kind(&name), Some(ObjectKind::PerEvent(_))) && !sql::has_tables(&state);
+        let per_event = matches!(object_kind(&name), Some(ObjectKind::PerEvent(_)));
         // Schema first, before any request can read.
-        let opened = match absent {
-            true => sql::Opened::NOTHING,
-            false => sql::create(&state, &sql::ENTITY_SCHEMAS),
-        };
+        let (store, opened) = EntityStore::open(&state, per_event);
         let object = Self {
             state,
             env,
             armed: outbox::Armed::default(),
             runs: outbox::Runs::default(),
-            views: Cell::new(opened.views),
-            readable: Cell::new(opened.named),
-            empty: Cell::new(opened.fresh),
-            version: RefCell::new(opened.fresh.then_some(None)),
-            event_rows: Cell::new(match opened.event_rows {
-                true => EventRowsView::Ready,
-                false => EventRowsView::Missing,
-            }),
-            absent: Cell::new(absent),
+            store,
             bucket: bucket::Known::default(),
             reported: Cell::new(opened.fresh.then(OutboxSnapshot::default)),
         };
-        if absent {
+        if object.store.absent() {
             return object;
         }
         // A fresh object has nothing to re-arm; an older one reads its outbox for it, if
         // it has one: most entities never queue a row, and their restarts neither read an
         // outbox nor make the placeholder views (three statements of DDL) for that read.
         if !opened.fresh && opened.queue {
-            if let Err(e) = object.readable() {
+            if let Err(e) = object.store.readable() {
                 worker::console_error!("hookonce: making the placeholder views failed: {e}");
             }
         }
-        outbox::rearm_on_start(&object.state, &object.armed, Some(sql::HOLDS_ROWS), &opened);
+        let held = Some(outbox_store::HOLDS_ROWS);
+        outbox::rearm_on_start(&object.state, &object.armed, held, &opened);
         object
-    }
-
-    /// Makes the placeholder view of each optional table that has no name yet, before a
-    /// read of it; once per object.
-    fn readable(&self) -> Result<()> {
-        if !self.readable.get() {
-            self.state.storage().sql().exec(sql::PLACEHOLDERS, None)?;
-            self.readable.set(true);
-        }
-        Ok(())
     }
 
     /// A delivery's answer is made as the runtime's `Response`; the rest are converted.
@@ -152,20 +99,18 @@ impl EntityObject {
                 .respond("no such entity operation")
                 .map(Into::into);
         };
-        if self.absent.get() {
+        if self.store.absent() {
             if op != Op::Ingest {
                 return problem::NOT_FOUND
                     .respond("no event was recorded here")
                     .map(Into::into);
             }
-            // The state `NOTHING` stands for is a fresh object's: only the schema is missing.
-            sql::create(&self.state, &sql::ENTITY_SCHEMAS);
-            self.absent.set(false);
+            self.store.make(&self.state);
         }
-        // A delivery reads the ledger or the claim only when it needs them (`run`); every
+        // A delivery reads the ledger or the claim only when it needs them (core's `Reads`); every
         // other operation may read any of the three.
         if !matches!(op, Op::Ingest | Op::Buckets(_)) {
-            self.readable()?;
+            self.store.readable()?;
         }
         let id = |raw: &str| EventId::new(raw).ok_or("the event id is empty or too long");
         let made = match op {
@@ -178,17 +123,7 @@ impl EntityObject {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::RetryDead => {
-                // A placeholder outbox holds no dead letters, and a view takes no UPDATE.
-                let requeued = match self.views.get().has(Optional::Outbox) {
-                    true => 0,
-                    false => outbox::requeue_dead(&self.state, &self.armed).await?,
-                };
-                if requeued > 0 {
-                    self.note_requeued();
-                }
-                json_response(200, &json!({ "requeued": requeued }), "application/json")
-            }
+            Op::RetryDead => self.requeue().await,
             Op::Replay(raw) => match id(&raw) {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
@@ -199,10 +134,10 @@ impl EntityObject {
     }
 
     async fn alarm(&self) -> Result<Response> {
-        if self.absent.get() {
+        if self.store.absent() {
             return Response::ok("nothing here");
         }
-        self.readable()?;
+        self.store.readable()?;
         let started = clock::now();
         let mut attempts = Vec::new();
         let config = outbox::on_alarm(
@@ -213,13 +148,57 @@ impl EntityObject {
             &mut attempts,
         )
         .await?;
-        if let Some(Ok(loaded)) = config.as_deref() {
-            self.note_dead_since(loaded, started)?;
-            self.note_attempts(loaded, attempts);
-            outbox::prune(&self.state, &self.armed, loaded).await?;
-            self.report_outbox(loaded).await?;
+        let Some(Ok(loaded)) = config.as_deref() else {
+            return Response::ok("done");
+        };
+        let name = self.state.id().name().unwrap_or_default();
+        let source = source_of(&name);
+        let object = upkeep::Object {
+            source,
+            entity: entity_of(&name),
+            lifetimes: source
+                .and_then(|s| loaded.source(s))
+                .map(|s| s.config.lifetimes()),
+            reported: self.reported.get(),
+        };
+        let sql = self.store.sql();
+        let mut pass = Upkeep::new(object, started, clock::now(), attempts);
+        let mut command = pass.start();
+        // Core's `Upkeep` carried out, one IO per command.
+        loop {
+            command = match command {
+                Step::ReadDead { since } => {
+                    pass.handle(Done::Dead(outbox_store::dead_since(sql, since)?))
+                }
+                Step::Note { source, note } => {
+                    self.note(source.to_owned(), note, loaded.log);
+                    pass.handle(Done::Noted)
+                }
+                Step::ReadKept => pass.handle(Done::Kept(outbox_store::kept(sql)?)),
+                Step::Prune(p) => pass.handle(Done::Pruned(outbox_store::prune(sql, p)?)),
+                Step::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    pass.handle(Done::AlarmSet)
+                }
+                Step::ReadOutbox => {
+                    let rows = outbox_store::outbox_rows(sql)?;
+                    let table = self.store.has_outbox();
+                    pass.handle(Done::Outbox { rows, table })
+                }
+                Step::TellFeed { source, rows } => {
+                    pass.handle(Done::Told(self.tell_feed(source, &name, &rows).await))
+                }
+                Step::Remember(rows) => {
+                    self.reported.set(Some(rows));
+                    pass.handle(Done::Remembered)
+                }
+                Step::Log(record) => {
+                    logs::emit(loaded.log, record);
+                    pass.handle(Done::Logged)
+                }
+                Step::Done => return Response::ok("done"),
+            };
         }
-        Response::ok("done")
     }
 }
 
@@ -228,38 +207,6 @@ impl EntityObject {
 /// `target/probe-build` so), an entity object panics on an event whose id ends with its
 /// value. `None`, and compiled out, in every other build.
 const PANIC_PROBE: Option<&str> = option_env!("HOOKONCE_PANIC_PROBE");
-
-/// Larger than any time or row number, and exact as a JavaScript number.
-const SAFE_MAX: i64 = (1 << 53) - 1;
-
-/// What [`EntityObject::run`]'s unit wrote: the decision, its rows, and the snapshot
-/// version the unit read, if it read one.
-struct Written<'e> {
-    decision: Decision<'e>,
-    rows: usize,
-    read: Option<Option<Version>>,
-}
-
-/// What one pass through read → decide → write came to.
-struct Handled {
-    label: &'static str,
-    rows_written: usize,
-    claim: Option<UnixSeconds>,
-    retry_after: Option<u64>,
-    /// When the alarm must fire at the latest (core's `Decision::alarm_by`).
-    alarm_by: Option<UnixSeconds>,
-}
-
-impl Handled {
-    /// A duplicate that wrote nothing.
-    const DUPLICATE: Handled = Handled {
-        label: "duplicate",
-        rows_written: 0,
-        claim: None,
-        retry_after: None,
-        alarm_by: None,
-    };
-}
 
 impl EntityObject {
     async fn ingest(&self, req: &web_sys::Request) -> Result<web_sys::Response> {
@@ -286,52 +233,60 @@ impl EntityObject {
         };
         let name = self.state.id().name().unwrap_or_default();
         if let Some(ObjectKind::Bucket(n)) = object_kind(&name) {
-            let empty = self.empty.get();
             let gate = self
                 .bucket
-                .gate(&self.state, &self.env, empty, source, n, &handoff.event);
+                .gate(&self.store, &self.env, source, n, &handoff.event);
             match gate.await? {
                 Gate::Open => {}
                 Gate::Refuse(resp) => return Ok(resp.into()),
                 Gate::Recorded => {
-                    let handled = Handled::DUPLICATE;
-                    self.report(loaded, source, &handoff.event, &handled, now, started);
-                    return respond(source, &handoff.event, &handled);
+                    let said = Said::Duplicate;
+                    let report = Report {
+                        said,
+                        rows_written: 0,
+                        feed: feed_outcome(said),
+                    };
+                    self.report(loaded, source, &handoff.event, report, now, started);
+                    let answer = Answer::Decided {
+                        said,
+                        rows_written: 0,
+                        retry_after: None,
+                    };
+                    return respond(source, &handoff.event, answer);
                 }
             }
         }
-        self.process(
-            loaded,
-            source,
-            &handoff.event,
-            &handoff.headers,
-            handoff.body,
-        )
-        .await
+        let event = &handoff.event;
+        let processed = self.process(loaded, source, event, &handoff.headers, handoff.body);
+        Ok(processed.await?.0)
     }
 
     /// An admin replay: verify and parse the stored body (re-signed by the caller), then
-    /// the same path as a delivery.
+    /// the same path as a delivery. A refusal says nothing.
     async fn pipeline(
         &self,
         loaded: &Loaded,
         source: &Source,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<web_sys::Response> {
+    ) -> Result<(web_sys::Response, Option<Said>)> {
+        let refused = |r: Result<Response>| r.map(|r| (r.into(), None));
         let verified = match source.verifier.verify(headers, body, clock::now()) {
             Ok(v) => v,
-            Err(e) => return problem::BAD_SIGNATURE.respond(e).map(Into::into),
+            Err(e) => return refused(problem::BAD_SIGNATURE.respond(e)),
         };
         let event = match Event::parse(&verified, headers, &source.config.shape) {
             Ok(e) => e,
-            Err(e) => return problem::BAD_EVENT.respond(e).map(Into::into),
+            Err(e) => return refused(problem::BAD_EVENT.respond(e)),
         };
         self.process(loaded, source, &event, headers, body).await
     }
 
-    /// Decide, write, respond (and forward, in synchronous mode): the same path for a
-    /// provider's delivery, which the Worker verified and parsed, and for an admin replay.
+    /// Core's `Ingest` carried out, one IO per command: decide, write, respond (and
+    /// forward, in synchronous mode). The same path for a provider's delivery, which the
+    /// Worker verified and parsed, and for an admin replay. Only `SetAlarm` and `Send`
+    /// wait, so each read–decide–write runs with no `.await` inside. The answer, and what
+    /// it says.
     async fn process(
         &self,
         loaded: &Loaded,
@@ -339,7 +294,7 @@ impl EntityObject {
         event: &Event,
         headers: &[(String, String)],
         body: &[u8],
-    ) -> Result<web_sys::Response> {
+    ) -> Result<(web_sys::Response, Option<Said>)> {
         let now = clock::now();
         let started = clock::millis();
         let delivery = Delivery {
@@ -348,222 +303,50 @@ impl EntityObject {
             headers,
             body,
         };
-        let plan = Plan::for_source(&source.config);
-        if self.empty.get() {
-            // A new object sets its first alarm before its first writes: setting one creates
-            // the runtime's alarm table, and that change of schema after the writes were
-            // prepared would have SQLite prepare all three again at the next delivery.
-            let first = decide(delivery, &Stored::default(), plan, now);
-            self.arm(first.alarm_by(source.config.lifetimes(), now))
-                .await?;
-        }
-        let handled = self.run(delivery, plan, now)?;
-        self.arm(handled.alarm_by).await?;
-        let Some(until) = handled.claim else {
-            self.report(loaded, source, event, &handled, now, started);
-            return respond(source, event, &handled);
-        };
-        match self.forward_now(loaded, source, event, body).await {
-            Some(AttemptResult::Status { code, .. }) if (200..300).contains(&code) => {
-                let handled = self.run(delivery, Plan::Commit, clock::now())?;
-                self.arm(handled.alarm_by).await?;
-                self.report(loaded, source, event, &handled, now, started);
-                respond(source, event, &handled)
-            }
-            other => {
-                self.release(event, until)?;
-                let detail = other.map_or_else(
-                    || "synchronous forwarding has no destination or secret".to_owned(),
-                    |r| format!("destination answered {r}; the provider should retry"),
-                );
-                let resp = problem::BAD_GATEWAY
-                    .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
-                http::with_header(resp, OUTCOME_HEADER, "released").map(Into::into)
-            }
-        }
-    }
-
-    /// The alarm delivers queued rows and prunes bodies and ids past their lifetime: make
-    /// sure it fires by `at`, if a pass needs it to.
-    async fn arm(&self, at: Option<UnixSeconds>) -> Result<()> {
-        match at {
-            Some(at) => outbox::ensure_alarm(&self.state, &self.armed, at).await,
-            None => Ok(()),
-        }
-    }
-
-    /// Read, decide and write as one synchronous unit: no `.await` in here. Core decides
-    /// without a read when it can (`decide_unread`): then the record tests the id as it is
-    /// written, and if it finds the id recorded, nothing is written (the statement's guard,
-    /// or the transaction undone) and the object reads and decides.
-    fn run(&self, d: Delivery<'_>, plan: Plan, now: UnixSeconds) -> Result<Handled> {
-        let done = self.decide_and_write(d, plan, now);
-        let Written {
-            decision,
-            rows,
-            read,
-        } = match done {
-            Ok(written) => written,
-            // Rolled back: what this instance knew may be what the unit undid.
-            Err(e) => {
-                *self.version.borrow_mut() = None;
-                return Err(e);
-            }
-        };
-        if let Some(version) = decision.snapshot().cloned().map(Some).or(read) {
-            *self.version.borrow_mut() = Some(version);
-        }
-        let mut handled = Handled {
-            label: decision.label(),
-            rows_written: rows,
-            claim: None,
-            retry_after: None,
-            alarm_by: decision.alarm_by(d.source.lifetimes(), now),
-        };
-        match decision {
-            Decision::Claim { until, .. } => handled.claim = Some(until),
-            Decision::InFlight { retry_after } => handled.retry_after = Some(retry_after.0),
-            Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => {}
-        }
-        Ok(handled)
-    }
-
-    /// [`Self::run`]'s unit.
-    fn decide_and_write<'e>(
-        &self,
-        d: Delivery<'e>,
-        plan: Plan,
-        now: UnixSeconds,
-    ) -> Result<Written<'e>> {
-        // A new object's first delivery: nothing to read, so no statement to prepare.
-        let empty = self.empty.get();
-        let (ledger, claim) = sql::stored_reads(d.event, plan);
-        if !empty && (ledger || claim) {
-            self.readable()?;
-        }
-        let sql = self.state.storage().sql();
-        // Borrowed, not cloned: the decision borrows only from the delivery.
-        let unread = {
-            let known = self.version.borrow();
-            decide_unread(d, known.as_ref().map(Option::as_ref), plan, now)
-        };
-        if let Some(decision) = unread {
-            if let Some(rows) = self.write(&sql, decision.writes(), Guard::UnlessRecorded, now)? {
-                let read = None;
-                return Ok(Written {
-                    decision,
-                    rows,
-                    read,
-                });
-            }
-            // The id is recorded, and nothing was written: read and decide.
-        }
-        // No `.await` from the read to the write: nothing else runs in this object between.
-        let stored = match empty {
-            true => Stored::default(),
-            false => sql::stored(&sql, d.event, plan)?,
-        };
-        let decision = decide(d, &stored, plan, now);
-        let rows = self
-            .write(&sql, decision.writes(), Guard::None, now)?
-            .unwrap_or(0);
-        let read = sql::read_version(d.event, &stored);
-        Ok(Written {
-            decision,
-            rows,
-            read,
-        })
-    }
-
-    /// A decision's writes, as one statement where they can be ([`sql::Batch`]), else in
-    /// one transaction. `None` when a guarded record found its id recorded: then nothing
-    /// was written.
-    fn write(
-        &self,
-        sql: &SqlStorage,
-        writes: &[Write<'_>],
-        guard: Guard,
-        now: UnixSeconds,
-    ) -> Result<Option<usize>> {
-        self.empty.set(false);
-        match Batch::of(writes) {
-            Batch::Nothing => Ok(Some(0)),
-            Batch::One(write) => sql::execute(sql, write, guard, now),
-            Batch::Event(rows) if self.event_rows_view(sql) => {
-                sql::write_event_rows(sql, &rows, guard, now)
-            }
-            Batch::Event(_) | Batch::Many => {
-                let unit = self.transaction_or_undo(|| {
-                    let mut rows = 0;
-                    for write in writes {
-                        match self.execute(sql, write, guard, now)? {
-                            Some(n) => rows += n,
-                            None => return Ok(Unit::Undo),
-                        }
-                    }
-                    Ok(Unit::Commit(rows))
-                })?;
-                Ok(match unit {
-                    Unit::Commit(rows) => Some(rows),
-                    Unit::Undo => None,
-                })
-            }
-        }
-    }
-
-    /// Whether the `event_rows` view is there to write an event's rows through; makes it
-    /// when it is due ([`EventRowsView`]).
-    fn event_rows_view(&self, sql: &SqlStorage) -> bool {
-        let (ready, next) = match self.event_rows.get() {
-            EventRowsView::Ready => return true,
-            EventRowsView::Unavailable => return false,
-            EventRowsView::Missing => (false, EventRowsView::Due),
-            EventRowsView::Due => match sql.exec(sql::EVENT_ROWS_SCHEMA, None) {
-                Ok(_) => (true, EventRowsView::Ready),
-                Err(e) => {
-                    worker::console_error!("hookonce: making the event_rows view failed: {e}");
-                    (false, EventRowsView::Unavailable)
+        let mut ingest = Ingest::new(delivery, Plan::for_source(&source.config), now);
+        let mut command = ingest.start(self.known(&self.store.known_version()));
+        loop {
+            command = match command {
+                Command::Read(reads) => {
+                    let stored = self.store.stored(event.id(), reads)?;
+                    ingest.handle(Input::Stored(stored))
                 }
-            },
-        };
-        self.event_rows.set(next);
-        ready
-    }
-
-    /// `f` in one transaction ([`sql::transaction`]), after which the object is no longer
-    /// known to be empty.
-    fn transaction<T>(&self, mut f: impl FnMut() -> Result<T>) -> Result<T> {
-        self.transaction_or_undo(|| f().map(Unit::Commit))?
-            .committed()
-    }
-
-    /// `f` in one transaction that it may undo ([`sql::transaction_or_undo`]). A rollback
-    /// or an undo brings back any placeholder view a write in it replaced, so the object
-    /// forgets those replacements too.
-    fn transaction_or_undo<T>(&self, f: impl FnMut() -> Result<Unit<T>>) -> Result<Unit<T>> {
-        self.empty.set(false);
-        let views = self.views.get();
-        let done = sql::transaction_or_undo(&self.state, f);
-        if !matches!(done, Ok(Unit::Commit(_))) {
-            self.views.set(views);
+                Command::Write { guard, now } => {
+                    let rows = self.store.write(ingest.writes(), guard, now)?;
+                    ingest.handle(Input::Written(rows))
+                }
+                Command::KeepVersion(version) => {
+                    self.store.keep_version(version);
+                    ingest.handle(Input::Kept)
+                }
+                Command::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    ingest.handle(Input::AlarmSet(self.known(&self.store.known_version())))
+                }
+                Command::Send { .. } => {
+                    let result = self.forward_now(loaded, source, event, body).await;
+                    let now = clock::now();
+                    ingest.handle(Input::Sent { result, now })
+                }
+                Command::ReadClaim => ingest.handle(Input::Claim(self.store.claim()?)),
+                Command::Report(report) => {
+                    self.report(loaded, source, event, report, now, started);
+                    ingest.handle(Input::Reported)
+                }
+                Command::Answer(answer) => {
+                    let said = answer.said();
+                    return Ok((respond(source, event, answer)?, said));
+                }
+            };
         }
-        done
     }
 
-    /// One write, inside [`Self::transaction`]; first the table it needs, if that is still
-    /// a placeholder view.
-    fn execute(
-        &self,
-        sql: &SqlStorage,
-        write: &Write<'_>,
-        guard: Guard,
-        now: UnixSeconds,
-    ) -> Result<Option<usize>> {
-        if let Some(table) = sql::optional_table(write).filter(|t| self.views.get().has(*t)) {
-            sql::materialise(sql, table)?;
-            self.views.set(self.views.get().without(table));
+    /// What the object knows of its store without a read, for core's `Ingest`.
+    fn known<'k>(&self, version: &'k Option<Option<Version>>) -> Known<'k> {
+        Known {
+            empty: self.store.empty(),
+            version: version.as_ref().map(Option::as_ref),
         }
-        sql::execute(sql, write, guard, now)
     }
 
     /// Logs the decision and notes it in the source's feed, after the answer (the
@@ -573,122 +356,20 @@ impl EntityObject {
         loaded: &Loaded,
         source: &Source,
         event: &Event,
-        handled: &Handled,
+        report: Report,
         received: UnixSeconds,
         started_ms: u64,
     ) {
         let name = &source.config.name;
-        let said = answer::Said {
-            label: handled.label,
-            rows_written: handled.rows_written,
-        };
-        if let Some(note) = answer::report(loaded.log, name, event, said, received, started_ms) {
+        if let Some(note) = answer::report(loaded.log, name, event, report, received, started_ms) {
             self.note(name.clone(), note, loaded.log);
         }
     }
 
-    fn note(&self, source: String, note: Note, log: hookonce_core::log::LogLevel) {
+    fn note(&self, source: String, note: Note, log: LogLevel) {
         if let Some(flush) = notes::post(&self.env, source, note, log) {
             let _ = self.state.as_raw().wait_until(&flush);
         }
-    }
-
-    /// The entity's dead letters were requeued: the feed's dead-letter list forgets them.
-    fn note_requeued(&self) {
-        let name = self.state.id().name().unwrap_or_default();
-        let (Some(source), Some(entity)) = (source_of(&name), entity_of(&name)) else {
-            return;
-        };
-        let loaded = sources::load(&self.env);
-        let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
-        let note = Note::Requeued {
-            entity: entity.to_owned(),
-        };
-        self.note(source.to_owned(), note, log);
-    }
-
-    /// Notes the rows that died since `since` in the source's dead-letter list.
-    fn note_dead_since(&self, loaded: &Loaded, since: UnixSeconds) -> Result<()> {
-        row! {
-            struct Row {
-                event_id: String,
-                attempts: i64,
-                last_result: Option<String>,
-                done_at: i64,
-            }
-        }
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name) else {
-            return Ok(());
-        };
-        let rows: Vec<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT event_id, attempts, last_result, done_at FROM outbox
-                 WHERE status = ? AND done_at >= ?",
-                vec![sql::text(OutboxStatus::Dead.as_str()), sql::int(since.0)],
-            )?
-            .all()?;
-        for r in rows {
-            let note = Note::Dead(DeadLetter {
-                entity: entity_of(&name).map(str::to_owned),
-                event_id: r.event_id,
-                attempts: u32::try_from(r.attempts).unwrap_or_default(),
-                last_result: r.last_result.unwrap_or_default(),
-                at: r.done_at,
-            });
-            self.note(source.to_owned(), note, loaded.log);
-        }
-        Ok(())
-    }
-
-    /// Notes an alarm pass's attempts in the source's feed, by result (best-effort, with
-    /// the other notes: batched, off the path).
-    fn note_attempts(&self, loaded: &Loaded, attempts: Vec<Count>) {
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
-            return;
-        };
-        for c in attempts {
-            let count = u32::try_from(c.by).unwrap_or(u32::MAX);
-            let note = Note::Attempts {
-                result: c.label,
-                count,
-            };
-            self.note(source.to_owned(), note, loaded.log);
-        }
-    }
-
-    /// Tells the source's feed what this object's outbox holds after an alarm pass, when it
-    /// differs from what the feed was last told (`/metrics`), off the event path. Until the
-    /// feed has taken it, the object keeps an alarm within a minute to tell it again, so
-    /// the feed's pending and dead figures stay exact; a feed that fails never holds back
-    /// the forwarding (the alarm's own work is done by then).
-    async fn report_outbox(&self, loaded: &Loaded) -> Result<()> {
-        let name = self.state.id().name().unwrap_or_default();
-        let Some(source) = source_of(&name).filter(|s| loaded.source(s).is_some()) else {
-            return Ok(());
-        };
-        let now = sql::outbox_rows(&self.state.storage().sql())?;
-        let told = match self.reported.get() {
-            Some(reported) => reported == now,
-            // Unknown since the object started: one that never queued a row has none.
-            None => now == OutboxSnapshot::default() && self.views.get().has(Optional::Outbox),
-        };
-        if told {
-            return Ok(());
-        }
-        match self.tell_feed(source, &name, &now).await {
-            Ok(()) => self.reported.set(Some(now)),
-            Err(e) => {
-                logs::emit(loaded.log, log::failure("feed_write_failed", source, &e));
-                let again = clock::now().plus(Seconds::MINUTE);
-                outbox::ensure_alarm(&self.state, &self.armed, again).await?;
-            }
-        }
-        Ok(())
     }
 
     /// Posts `snapshot` to the feed object of `source`, as `object`'s.
@@ -721,7 +402,7 @@ impl EntityObject {
         event: &Event,
         body: &[u8],
     ) -> Option<AttemptResult> {
-        let to = hookonce_core::outbox::target(None, Some(&source.config))?;
+        let to = outbox_target(None, Some(&source.config))?;
         let secret = loaded.forward_secret.as_ref()?;
         let out = Outgoing {
             source: &source.config.name,
@@ -732,107 +413,16 @@ impl EntityObject {
         Some(send::attempt(&self.env, to, secret, out).await)
     }
 
-    /// Ends a failed call's hold on the claim, if it still has it.
-    fn release(&self, event: &Event, until: UnixSeconds) -> Result<()> {
-        self.readable()?;
-        let sql = self.state.storage().sql();
-        self.transaction(|| {
-            if let Some(w) = release(sql::claim(&sql)?.as_ref(), event, until) {
-                self.execute(&sql, &w, Guard::None, clock::now())?;
-            }
-            Ok(())
-        })
-    }
-
     /// The entity's state and ledger, and one page of its events and outbox rows, newest
     /// first, before `before` (core's `EntityCursor`); `cursor` in the answer pages on.
     fn entity(&self, before: Option<&EntityCursor>) -> Result<Response> {
-        let sql = self.state.storage().sql();
-        row! {
-            struct EntityRow {
-                state: String,
-                version_secs: i64,
-                version_nanos: i64,
-                version_event: String,
-                updated_at: i64,
-            }
-        }
-        // The total as text: each amount is a safe integer, their sum need not be, and the
-        // runtime hands integers to Rust as JavaScript numbers.
-        row! {
-            struct Totals {
-                total: String,
-                entries: i64,
-            }
-        }
-        row! {
-            struct LedgerRow {
-                event_id: String,
-                amount: i64,
-                recorded_at: i64,
-            }
-        }
-        row! {
-            struct EventRow {
-                event_id: String,
-                event_type: String,
-                outcome: String,
-                processed_at: i64,
-            }
-        }
-        let entity: Option<EntityRow> = sql
-            .exec(
-                "SELECT state, version_secs, version_nanos, version_event, updated_at FROM entity WHERE id = 1",
-                None,
-            )?
-            .first()?;
-        let totals: Totals = sql
-            .exec(
-                "SELECT CAST(COALESCE(SUM(amount), 0) AS TEXT) AS total, COUNT(*) AS entries FROM ledger",
-                None,
-            )?
-            .single()?;
-        let ledger: Vec<LedgerRow> = sql
-            .exec_raw(
-                "SELECT event_id, amount, recorded_at FROM ledger
-                 ORDER BY recorded_at DESC, event_id DESC LIMIT ?",
-                vec![sql::int(i64::from(ENTITY_EVENTS))],
-            )?
-            .all()?;
-        // A list the cursor marks as exhausted is not read again.
-        let (events_from, outbox_from) = match before {
-            // The first page: above every time and seq (a JavaScript-safe integer).
-            None => (Some((SAFE_MAX, String::new())), Some(SAFE_MAX)),
-            Some(c) => (c.events.clone(), c.outbox),
-        };
-        let mut events: Vec<EventRow> = match &events_from {
-            None => Vec::new(),
-            Some((at, id)) => sql
-                .exec_raw(
-                    "SELECT event_id, event_type, outcome, processed_at FROM events
-                     WHERE processed_at < ? OR (processed_at = ? AND event_id < ?)
-                     ORDER BY processed_at DESC, event_id DESC LIMIT ?",
-                    vec![
-                        sql::int(*at),
-                        sql::int(*at),
-                        sql::text(id),
-                        sql::int(i64::from(ENTITY_EVENTS) + 1),
-                    ],
-                )?
-                .all()?,
-        };
-        let mut outbox: Vec<sql::OutboxRow> = match outbox_from {
-            None => Vec::new(),
-            Some(seq) => sql
-                .exec_raw(
-                    &format!(
-                        "{} WHERE seq < ? ORDER BY seq DESC LIMIT ?",
-                        sql::OUTBOX_ROWS
-                    ),
-                    vec![sql::int(seq), sql::int(i64::from(ENTITY_OUTBOX) + 1)],
-                )?
-                .all()?,
-        };
+        let Page {
+            snapshot: entity,
+            totals,
+            ledger,
+            mut events,
+            mut outbox,
+        } = self.store.page(before, ENTITY_EVENTS, ENTITY_OUTBOX)?;
         if before.is_none() && entity.is_none() && events.is_empty() {
             return problem::NOT_FOUND.respond("no events for this entity");
         }
@@ -892,22 +482,7 @@ impl EntityObject {
     }
 
     fn event(&self, id: &EventId) -> Result<Response> {
-        row! {
-            struct Row {
-                event_type: String,
-                outcome: String,
-                created_at: Option<i64>,
-                processed_at: i64,
-            }
-        }
-        let row: Option<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT event_type, outcome, created_at, processed_at FROM events WHERE event_id = ?", vec![sql::text(id.as_str())],
-            )?
-            .first()?;
+        let row = self.store.record(id)?;
         match row {
             None => problem::NOT_FOUND.respond(format!(
                 "event {id} has not been seen by this entity; an event about an entity is found with ?entity=<its key>"
@@ -927,115 +502,116 @@ impl EntityObject {
     }
 
     /// Runs a stored event through the whole pipeline again, freshly signed with the
-    /// source's own secret, as the provider's replay button would.
+    /// source's own secret, as the provider's replay button would: core's `Replay`, one IO
+    /// per command.
     async fn replay(&self, id: &EventId) -> Result<Response> {
-        let Some((headers, body)) = sql::body_of(&self.state.storage().sql(), id)? else {
-            return self.no_body(id);
-        };
         let name = self.state.id().name().unwrap_or_default();
         let config = sources::load(&self.env);
-        let (loaded, source) = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
-            Ok(found) => found,
-            Err(problem) => return problem,
-        };
-        let Some(mut headers) =
-            serde_json::from_str::<Map<String, Value>>(headers.as_deref().unwrap_or("{}"))
-                .ok()
-                .map(|m| {
-                    m.into_iter()
-                        .filter_map(|(k, v)| Some((k, v.as_str()?.to_owned())))
-                        .collect::<Vec<_>>()
-                })
-        else {
-            return problem::INTERNAL.respond("stored headers are unreadable");
-        };
-        let webhook_id = headers
-            .header("webhook-id")
-            .unwrap_or(id.as_str())
-            .to_owned();
-        for (name, value) in sign::headers(
-            &source.config.scheme,
-            &source.signer,
-            &webhook_id,
-            clock::now(),
-            &body,
-        ) {
-            headers.retain(|(k, _)| k != name);
-            headers.push((name.to_owned(), value));
+        let mut found = None;
+        let (mut replay, mut command) = Replay::start(id);
+        loop {
+            command = match command {
+                ReplayCommand::ReadBody => {
+                    replay.handle(ReplayInput::Body(self.store.body_of(id)?))
+                }
+                ReplayCommand::ReadOutcome => {
+                    replay.handle(ReplayInput::Outcome(self.store.outcome(id)?))
+                }
+                ReplayCommand::LoadSource => {
+                    let (_, source) = match sources::lookup(&config, source_of(&name).unwrap_or(""))
+                    {
+                        Ok(looked_up) => found.insert(looked_up),
+                        Err(problem) => return problem,
+                    };
+                    replay.handle(ReplayInput::Source {
+                        scheme: &source.config.scheme,
+                        secret: &source.signer,
+                        now: clock::now(),
+                    })
+                }
+                ReplayCommand::Fingerprint => {
+                    replay.handle(ReplayInput::Fingerprint(self.store.fingerprint()?))
+                }
+                ReplayCommand::Deliver => {
+                    let Some((loaded, source)) = found else {
+                        return problem::INTERNAL.respond("a replay delivered without its source");
+                    };
+                    let (headers, body) = replay.request();
+                    let (resp, said) = self.pipeline(loaded, source, headers, body).await?;
+                    let status = resp.status();
+                    replay.handle(ReplayInput::Delivered { status, said })
+                }
+                ReplayCommand::Answer(ReplayAnswer::Replayed {
+                    said,
+                    status,
+                    changed,
+                }) => {
+                    let body = json!({
+                        "event_id": id.as_str(),
+                        "outcome": said.map_or("", Said::as_str),
+                        "status": status,
+                        "changed": changed,
+                    });
+                    return json_response(200, &body, "application/json");
+                }
+                ReplayCommand::Answer(ReplayAnswer::NoBody(detail)) => {
+                    return problem::NOT_FOUND.respond(detail)
+                }
+                ReplayCommand::Answer(ReplayAnswer::Unreadable) => {
+                    return problem::INTERNAL.respond("stored headers are unreadable")
+                }
+            };
         }
-        let before = self.fingerprint()?;
-        let resp = self.pipeline(loaded, source, &headers, &body).await?;
-        let after = self.fingerprint()?;
-        let outcome = resp.headers().get(OUTCOME_HEADER)?.unwrap_or_default();
-        json_response(
-            200,
-            &json!({
-                "event_id": id.as_str(),
-                "outcome": outcome,
-                "status": resp.status(),
-                "changed": before != after,
-            }),
-            "application/json",
-        )
     }
 
-    /// A replay with no body to run: the event was never seen here, or it was and its body
-    /// is gone (pruned after `body_retention_secs`, or never kept: stale events keep none).
-    fn no_body(&self, id: &EventId) -> Result<Response> {
-        row! {
-            struct Row {
-                outcome: String,
-            }
+    /// `POST /admin/outbox/…/retry`: core's `Requeue`, one IO per command.
+    async fn requeue(&self) -> Result<Response> {
+        let name = self.state.id().name().unwrap_or_default();
+        let queue = self.store.has_outbox();
+        let now = clock::now();
+        let (mut requeue, mut command) =
+            Requeue::start(source_of(&name), entity_of(&name), queue, now);
+        loop {
+            command = match command {
+                RequeueCommand::Requeue(at) => {
+                    let n = outbox_store::requeue_dead(self.store.sql(), at)?;
+                    requeue.handle(RequeueInput::Requeued(n))
+                }
+                RequeueCommand::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    requeue.handle(RequeueInput::AlarmSet)
+                }
+                RequeueCommand::Note { source, note } => {
+                    let loaded = sources::load(&self.env);
+                    let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
+                    self.note(source.to_owned(), note, log);
+                    requeue.handle(RequeueInput::Noted)
+                }
+                RequeueCommand::Answer(requeued) => {
+                    let body = json!({ "requeued": requeued });
+                    return json_response(200, &body, "application/json");
+                }
+            };
         }
-        let seen: Option<Row> = self
-            .state
-            .storage()
-            .sql()
-            .exec_raw(
-                "SELECT outcome FROM events WHERE event_id = ?",
-                vec![sql::text(id.as_str())],
-            )?
-            .first()?;
-        problem::NOT_FOUND.respond(match seen {
-            None => format!("no stored body for event {id}: this entity has not seen it"),
-            Some(r) => format!(
-                "no stored body for event {id}: it was {} here, but its body is no longer \
-                 kept (bodies are kept for the source's body_retention_secs; stale events \
-                 keep none), so there is nothing to replay; its id is kept, so a redelivery \
-                 is still a duplicate",
-                r.outcome
-            ),
-        })
-    }
-
-    /// Everything a replay could touch, to show that it touched nothing.
-    fn fingerprint(&self) -> Result<String> {
-        row! {
-            struct Row {
-                f: String,
-            }
-        }
-        let row: Row = self
-            .state
-            .storage()
-            .sql()
-            .exec(
-                "SELECT (SELECT COUNT(*) FROM events) || ':' ||
-                        (SELECT COALESCE(MAX(processed_at), 0) FROM events) || ':' ||
-                        (SELECT COALESCE(SUM(amount), 0) || '/' || COUNT(*) FROM ledger) || ':' ||
-                        (SELECT COUNT(*) FROM outbox) || ':' ||
-                        COALESCE((SELECT state || '@' || updated_at FROM entity WHERE id = 1), '') AS f",
-                None,
-            )?
-            .single()?;
-        Ok(row.f)
     }
 }
 
-fn respond(source: &Source, event: &Event, handled: &Handled) -> Result<web_sys::Response> {
-    let said = answer::Said {
-        label: handled.label,
-        rows_written: handled.rows_written,
-    };
-    answer::respond(&source.config.name, event, said, handled.retry_after)
+/// The answer core's `Ingest` came to.
+fn respond(source: &Source, event: &Event, answer: Answer) -> Result<web_sys::Response> {
+    match answer {
+        Answer::Decided {
+            said,
+            rows_written,
+            retry_after,
+        } => answer::respond(&source.config.name, event, said, rows_written, retry_after),
+        Answer::Released { detail } => {
+            let resp = problem::BAD_GATEWAY
+                .respond_with(&detail, json!({ "event_id": event.id().as_str() }))?;
+            let said = Said::Released.as_str();
+            http::with_header(resp, OUTCOME_HEADER, said).map(Into::into)
+        }
+        Answer::OutOfStep => problem::INTERNAL
+            .respond("the delivery's steps went out of order")
+            .map(Into::into),
+    }
 }

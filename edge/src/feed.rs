@@ -16,7 +16,7 @@ use crate::internal::FeedOp;
 use crate::problem::{self, json_response};
 use crate::store::feed::FeedStore;
 use crate::task::export_object;
-use crate::{clock, sources, sql};
+use crate::{clock, sources, store};
 
 export_object!(FeedObjectClass as "FeedObject" for FeedObject);
 
@@ -54,7 +54,7 @@ impl FeedObject {
                     Err(e) => return problem::CONFIG.respond(e),
                 };
                 let now = clock::now();
-                sql::transaction(&self.state, || {
+                store::sqlite::transaction(&self.state, || {
                     let state = store.state()?;
                     for w in &intake::batch(&notes, &state, policy, now) {
                         write(&store, w)?;

@@ -9,10 +9,12 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use hookonce_core::decide::Plan;
-use hookonce_core::event::{challenge, Event};
+use hookonce_core::decide::{Plan, Said};
+use hookonce_core::entity::{feed_outcome, Report};
+use hookonce_core::event::challenge;
+use hookonce_core::event::Event;
 use hookonce_core::handoff;
-use hookonce_core::log::{self, LogLevel};
+use hookonce_core::log::{rejected as rejected_log, LogLevel};
 use hookonce_core::names::object_for;
 use hookonce_core::seen::{CopyCheck, SeenIds};
 use hookonce_core::time::UnixSeconds;
@@ -33,7 +35,7 @@ fn reject(
     detail: impl std::fmt::Display,
 ) -> Result<Response> {
     let detail = detail.to_string();
-    logs::emit(loaded.log, log::rejected(name, kind.status, &detail));
+    logs::emit(loaded.log, rejected_log(name, kind.status, &detail));
     let per_minute = loaded.feed.for_source(name).rejected_per_minute;
     if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
         if let Some(flush) = notes::post(env, name.to_owned(), note, loaded.log) {
@@ -80,9 +82,7 @@ pub async fn receive(
                 .check(&a.object, a.event.id(), a.plan, clock::millis())
         });
         match check {
-            CopyCheck::Answer(label) => {
-                return answer_copy(env, ctx, name, &a, label, now, started)
-            }
+            CopyCheck::Answer(said) => return answer_copy(env, ctx, name, &a, said, now, started),
             // Woken by its own timer, so it goes on in its own request's context.
             CopyCheck::Wait(ms) => Delay::from(Duration::from_millis(ms)).await,
             CopyCheck::Call => break,
@@ -117,20 +117,21 @@ fn answer_copy(
     ctx: &Context,
     name: &str,
     a: &Admitted,
-    label: &'static str,
+    said: Said,
     now: UnixSeconds,
     started: u64,
 ) -> Result<web_sys::Response> {
-    let said = answer::Said {
-        label,
+    let report = Report {
+        said,
         rows_written: 0,
+        feed: feed_outcome(said),
     };
-    if let Some(note) = answer::report(a.log, name, &a.event, said, now, started) {
+    if let Some(note) = answer::report(a.log, name, &a.event, report, now, started) {
         if let Some(flush) = notes::post(env, name.to_owned(), note, a.log) {
             let _ = ctx.wait_until(&flush);
         }
     }
-    answer::respond(name, &a.event, said, None)
+    answer::respond(name, &a.event, said, 0, None)
 }
 
 /// Steps 2 and 3 at the edge: the delivery to pass on, or the answer to give instead.

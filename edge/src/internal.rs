@@ -36,7 +36,7 @@ pub enum Op {
     RetryDead,
     /// Run a stored event through the pipeline again.
     Replay(String),
-    /// Bucket 0 of a source: its record of the source's buckets (`sql::Bucket`), made now
+    /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
 }

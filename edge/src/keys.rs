@@ -17,7 +17,7 @@ use crate::problem::json_response;
 use crate::sources::Loaded;
 use crate::store::keys::KeyStore;
 use crate::task::export_object;
-use crate::{clock, outbox, problem, sources, sql};
+use crate::{clock, outbox, problem, sources, store};
 
 export_object!(KeyObjectClass as "KeyObject" for KeyObject, alarm);
 
@@ -118,7 +118,7 @@ impl KeyObject {
     ) -> Result<Reply> {
         let store = KeyStore::new(&self.state);
         let accepted_ms = clock::millis() as i64;
-        sql::transaction(&self.state, || {
+        store::sqlite::transaction(&self.state, || {
             let stored = store.key()?;
             let step = publish::handle(
                 stored.as_ref(),

@@ -7,8 +7,8 @@
 //! - `clock`, `problem`, `internal` (binding names, internal headers, object operations),
 //!   `task` (the executor: each request's futures polled in that request's context);
 //! - `http` (request helpers), `sources` (configuration, once per isolate);
-//! - `sql` (schema, point reads, one statement per core command), `store` (the key and
-//!   feed objects' typed stores: all their SQL), `send` (outgoing POST);
+//! - `store` (all SQL: schema, point reads, one statement per core command), `send`
+//!   (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
 //! - the Worker side: `ingest`, `api` (read and admin), `publish`;
 //! - `logs` (structured log lines), `notes` (feed notes, off the path);
@@ -37,11 +37,8 @@ mod notes;
 mod outbox;
 mod problem;
 mod publish;
-mod rows;
-mod schema;
 mod send;
 mod sources;
-mod sql;
 mod store;
 mod task;
 

@@ -1,8 +1,8 @@
 //! Carrying out the outbox: the alarm delivers an object's pending rows in order, head of
 //! line first, as core's `Drain` sequences it (one run at a time per object; each row
-//! read just before it is sent; its result written only while it is still pending as read),
-//! and prunes what retention allows (core's `retention`: ids, bodies and delivered rows,
-//! in bounded batches).
+//! read just before it is sent; its result written only while it is still pending as read).
+//! What an entity's alarm does after that (notes, pruning, its report to the feed) is core's
+//! `entity::upkeep`, carried out by the entity object.
 //!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
 //! after a crash only the head row can go out again, never an older one after a newer one:
@@ -11,14 +11,14 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use hookonce_core::drain::Read;
-use hookonce_core::drain::{self, Drain};
+use hookonce_core::drain::{
+    Command as DrainCommand, Drain, Input as DrainInput, Read, Run as DrainRun,
+};
 use hookonce_core::forward::Outgoing;
-use hookonce_core::log;
+use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
-use hookonce_core::names::{order_of, source_of};
-use hookonce_core::outbox::{self, Order, Target};
-use hookonce_core::retention::{self, next_prune};
+use hookonce_core::names::order_of;
+use hookonce_core::outbox::{target as outbox_target, Order, Target};
 use hookonce_core::time::{Seconds, UnixSeconds};
 use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
@@ -26,7 +26,8 @@ use worker::{js_sys, Env, ScheduledTime, State, Storage};
 
 use crate::send;
 use crate::sources::{self, Loaded};
-use crate::{clock, logs, sql, task};
+use crate::store::{outbox as store, sqlite};
+use crate::{clock, logs, task};
 
 /// What an object knows of its own alarm, until the alarm fires. An applied event makes
 /// sure the alarm is set for its body's expiry; with this, that costs a storage round trip
@@ -70,19 +71,19 @@ pub async fn ensure_alarm(state: &State, armed: &Armed, at: UnixSeconds) -> work
 /// and the alarm are written in two steps, so a crash between them would otherwise strand
 /// the row until the object's next request; construction follows every restart.
 ///
-/// With `held` (an entity object's [`sql::HOLDS_ROWS`]), an object that holds no rows at
+/// With `held` (an entity object's [`store::HOLDS_ROWS`]), an object that holds no rows at
 /// all is known to have no alarm: every alarm of an entity object is set for rows it holds
 /// (pending or delivered outbox rows, kept bodies, ids to forget), and only an alarm run
 /// deletes them. Were one left over, it would have nothing to do, so a later `setAlarm`
 /// that moves it loses nothing. A `fresh` object (its schema created just now,
-/// [`sql::create`]) is known to have none without a read: alarms are only set once tables
-/// exist. Without a queue ([`sql::Opened::queue`]) no row can be pending, and the outbox
+/// [`sqlite::create`]) is known to have none without a read: alarms are only set once tables
+/// exist. Without a queue ([`sqlite::Opened::queue`]) no row can be pending, and the outbox
 /// is not read.
 pub fn rearm_on_start(
     state: &State,
     armed: &Armed,
     held: Option<&'static str>,
-    opened: &sql::Opened,
+    opened: &sqlite::Opened,
 ) {
     if opened.fresh {
         armed.0.set(Known::Unset);
@@ -90,7 +91,7 @@ pub fn rearm_on_start(
     }
     let storage = state.storage();
     let sql = storage.sql();
-    let due = match sql::start(&sql, held, opened.queue) {
+    let due = match store::start(&sql, held, opened.queue) {
         Ok(start) => {
             if !start.holds_rows {
                 armed.0.set(Known::Unset);
@@ -179,29 +180,31 @@ async fn deliver_due(
     state: &State,
     armed: &Armed,
     runs: &Runs,
-    run: drain::Run,
-    mut command: drain::Command<Via<'_>>,
+    run: DrainRun,
+    mut command: DrainCommand<Via<'_>>,
     env: &Env,
     loaded: &Loaded,
     attempts: &mut Vec<Count>,
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
-    let mut due: Option<sql::Due> = None;
+    let mut due: Option<store::Due> = None;
     loop {
         let input = match command {
-            drain::Command::ReadHead(read) => {
+            DrainCommand::ReadHead(read) => {
                 due = match read {
-                    Read::Head => sql::head(&sql, Order::HeadOfLine, 0, clock::now())?,
-                    Read::DueAfter(after) => sql::head(&sql, Order::EachDue, after, clock::now())?,
+                    Read::Head => store::head(&sql, Order::HeadOfLine, 0, clock::now())?,
+                    Read::DueAfter(after) => {
+                        store::head(&sql, Order::EachDue, after, clock::now())?
+                    }
                 };
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
-                drain::Input::Head {
+                DrainInput::Head {
                     row,
                     now: clock::now(),
                 }
             }
-            drain::Command::Send { attempt, via } => drain::Input::Sent {
+            DrainCommand::Send { attempt, via } => DrainInput::Sent {
                 result: {
                     let r = send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await;
                     metrics::add(attempts, metrics::ATTEMPTS, metrics::attempt_result(&r), 1);
@@ -213,32 +216,27 @@ async fn deliver_due(
                 now: clock::now_ceil(),
                 jitter: jitter(),
             },
-            drain::Command::Write {
+            DrainCommand::Write {
                 transition,
                 if_attempts,
             } => {
-                let applied = sql::transition(&sql, &transition, if_attempts)?;
+                let applied = store::transition(&sql, &transition, if_attempts)?;
                 if let (true, Some(d)) = (applied, &due) {
-                    logs::emit(
-                        loaded.log,
-                        log::attempt(&d.source, &d.event_id, &transition),
-                    );
+                    logs::emit(loaded.log, attempt_log(&d.source, &d.event_id, &transition));
                 }
-                drain::Input::Written { applied }
+                DrainInput::Written { applied }
             }
-            drain::Command::ReadEarliest => {
-                drain::Input::Earliest(sql::start(&sql, None, true)?.due)
-            }
+            DrainCommand::ReadEarliest => DrainInput::Earliest(store::start(&sql, None, true)?.due),
             // Durable before the next row goes out: a crash now re-sends nothing older.
-            drain::Command::Sync => {
+            DrainCommand::Sync => {
                 storage.sync().await?;
-                drain::Input::Synced
+                DrainInput::Synced
             }
-            drain::Command::SetAlarm(at) => {
+            DrainCommand::SetAlarm(at) => {
                 ensure_alarm(state, armed, at).await?;
-                drain::Input::AlarmSet
+                DrainInput::AlarmSet
             }
-            drain::Command::Done => return Ok(()),
+            DrainCommand::Done => return Ok(()),
         };
         command = runs.0.borrow_mut().handle(run, input);
     }
@@ -247,7 +245,7 @@ async fn deliver_due(
 /// What sending a row takes: the row as read, its target and body, the secret of the key
 /// its target names.
 struct Via<'a> {
-    due: &'a sql::Due,
+    due: &'a store::Due,
     to: Target<'a>,
     secret: &'a Secret,
     body: &'a [u8],
@@ -255,9 +253,9 @@ struct Via<'a> {
 
 impl<'a> Via<'a> {
     /// What sending `due` takes, or `None` when some of it is gone.
-    fn of(due: &'a sql::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
+    fn of(due: &'a store::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
         let source = loaded.source(&due.source).map(|s| &s.config);
-        let to = outbox::target(due.destination.as_deref(), source)?;
+        let to = outbox_target(due.destination.as_deref(), source)?;
         Some(Via {
             due,
             to,
@@ -274,44 +272,5 @@ impl<'a> Via<'a> {
             attempt,
             body: self.body,
         }
-    }
-}
-
-/// `POST /admin/outbox/…/retry`: dead letters go back in the queue, due now.
-pub async fn requeue_dead(state: &State, armed: &Armed) -> worker::Result<usize> {
-    let now = clock::now();
-    let requeued = sql::requeue_dead(&state.storage().sql(), now)?;
-    if requeued > 0 {
-        ensure_alarm(state, armed, now).await?;
-    }
-    Ok(requeued)
-}
-
-/// Prunes what the object's source's lifetimes allow, one bounded batch per kind (core's
-/// `retention::plan`), and sets the alarm for the next batch while work remains.
-pub async fn prune(state: &State, armed: &Armed, loaded: &Loaded) -> worker::Result<()> {
-    let name = state.id().name();
-    let Some(lifetimes) = name
-        .as_deref()
-        .and_then(source_of)
-        .and_then(|source| loaded.source(source))
-        .map(|s| s.config.lifetimes())
-    else {
-        return Ok(());
-    };
-    let sql = state.storage().sql();
-    let now = clock::now();
-    let kept = sql::kept(&sql)?;
-    let mut done = Vec::new();
-    for p in retention::plan(lifetimes, &kept, now) {
-        done.push((p, sql::prune(&sql, p)?));
-    }
-    let kept = match done.is_empty() {
-        true => kept,
-        false => sql::kept(&sql)?,
-    };
-    match next_prune(lifetimes, &done, &kept, now) {
-        Some(at) => ensure_alarm(state, armed, at).await,
-        None => Ok(()),
     }
 }

@@ -1,9 +1,9 @@
 //! When core decides without reading the event's id (`decide_unread`), the record is the
-//! test: its guarded statement (`edge/src/schema.rs`, run natively here on the SQLite that
+//! test: its guarded statement (`edge/src/store/schema.rs`, run natively here on the SQLite that
 //! workerd embeds) writes a row only if the id is not recorded; when it writes none, the
 //! object undoes the unit (the body kept just before it too) and reads and decides again.
 
-#[path = "../../edge/src/schema.rs"]
+#[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 

@@ -4,7 +4,7 @@
 //! creates nothing, whether or not a read made its placeholder views; one whose layout
 //! lacks a table, or kept bodies the earlier way, is upgraded.
 
-#[path = "../../edge/src/schema.rs"]
+#[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 

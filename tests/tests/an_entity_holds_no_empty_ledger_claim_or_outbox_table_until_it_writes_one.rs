@@ -3,7 +3,7 @@
 //! workerd embeds): a new object names none of them, a read finds their placeholder views
 //! empty, the write finds the table, and an object made before them keeps its tables.
 
-#[path = "../../edge/src/schema.rs"]
+#[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
@@ -30,7 +30,7 @@ fn read_object() -> Connection {
     c
 }
 
-/// What `sql::materialise` runs before an object's first write to `table`.
+/// What `store::entity`'s `materialise` runs before an object's first write to `table`.
 fn materialise(c: &Connection, table: Optional) {
     let [drop_view, create_table] = table.materialise();
     let view = c

@@ -1,10 +1,10 @@
 //! An event's usual writes (kept body, record, snapshot) go to SQLite as one statement, an
-//! insert into the `event_rows` view whose trigger writes them (`edge/src/schema.rs`, run
+//! insert into the `event_rows` view whose trigger writes them (`edge/src/store/schema.rs`, run
 //! natively here on the SQLite that workerd embeds), so they need no transaction. Each
 //! shape leaves the tables exactly as the three separate statements do; a guarded insert of
 //! a recorded id writes nothing; and a failing step undoes the steps before it.
 
-#[path = "../../edge/src/schema.rs"]
+#[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 

@@ -1,10 +1,10 @@
 //! An object created under an earlier layout keeps its bodies: the constructor's move
-//! (`edge/src/schema.rs`, run natively here on the SQLite that workerd embeds) brings them
+//! (`edge/src/store/schema.rs`, run natively here on the SQLite that workerd embeds) brings them
 //! into `raw_bodies`, and replay and the outbox find each through its event.
 //! Also: a `seq` SQLite hands out again after the newest body was pruned never finds
 //! another event's body.
 
-#[path = "../../edge/src/schema.rs"]
+#[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
@@ -36,7 +36,7 @@ CREATE INDEX outbox_by_status ON outbox (status, seq);";
 
 const NOW: i64 = 1_791_270_400;
 
-/// What the constructor does (`sql::create`): `schema::open` on the names it finds, then
+/// What the constructor does (`store::sqlite::create`): `schema::open` on the names it finds, then
 /// create the current schema and move, in one transaction, unless it is current already.
 fn open_with_current_code(c: &mut Connection) {
     let names = first_column(c, schema::SCHEMA_OBJECTS);

@@ -1,11 +1,13 @@
 //! One entity's store, in memory: it reads what the adapter reads and interprets the same
-//! `Write` commands the adapter executes, so tests exercise the real decisions and writes.
+//! `Write` commands the adapter executes, and a delivery runs through core's `Ingest` as
+//! the adapter runs it, so tests exercise the real decisions, writes and their sequence.
 
 use std::collections::{BTreeMap, HashMap};
 
-use hookonce_core::decide::{decide_unread, Claim, Decision, Outcome, Plan, Stored, Write};
+use hookonce_core::decide::{Claim, Outcome, Plan, Said, Stored, Write};
 use hookonce_core::drain::Read;
-use hookonce_core::event::{Effect, EventId, Version};
+use hookonce_core::entity::{Answer, Command, Guard, Ingest, Input, Known, Reads};
+use hookonce_core::event::{EventId, Version};
 use hookonce_core::outbox::{Head, OutboxStatus, Transition};
 use hookonce_core::time::UnixSeconds;
 
@@ -36,8 +38,8 @@ pub struct OutboxRow {
 }
 
 impl Model {
-    /// The point reads the adapter makes for `s`.
-    pub fn stored(&self, s: &Signed) -> Stored {
+    /// The point read the adapter makes for `s`: what `reads` names.
+    pub fn stored(&self, s: &Signed, reads: Reads) -> Stored {
         let e = &s.event;
         let record = self.records.get(e.id()).copied();
         if record.is_some() {
@@ -48,11 +50,30 @@ impl Model {
         }
         Stored {
             record,
-            version: self.snapshot.as_ref().map(|(_, v)| v.clone()),
-            claim: self.claim.clone(),
-            ledger_has_event: matches!(e.effect(), Effect::Ledger { .. })
-                && self.ledger.contains_key(e.id()),
+            version: reads
+                .version
+                .then(|| self.snapshot.as_ref().map(|(_, v)| v.clone()))
+                .flatten(),
+            claim: reads.claim.then(|| self.claim.clone()).flatten(),
+            ledger_has_event: reads.ledger && self.ledger.contains_key(e.id()),
         }
+    }
+
+    /// Carries out a decision's writes as one unit, as the adapter's store does: with
+    /// `Guard::UnlessRecorded`, nothing at all if the record's id is recorded (`None`).
+    pub fn write(&mut self, writes: &[Write<'_>], guard: Guard) -> Option<usize> {
+        let before = (guard == Guard::UnlessRecorded).then(|| self.clone());
+        let mut rows = 0;
+        for w in writes {
+            if let (Some(before), Write::Record { event_id, .. }) = (&before, w) {
+                if self.records.contains_key(*event_id) {
+                    *self = before.clone();
+                    return None;
+                }
+            }
+            rows += self.execute(w);
+        }
+        Some(rows)
     }
 
     /// Carries out one write; returns the rows it wrote.
@@ -106,25 +127,15 @@ impl Model {
         1
     }
 
-    /// Read, decide and write as one unit.
+    /// One delivery through core's `Ingest`, as the adapter runs it, with nothing kept of
+    /// the snapshot version between deliveries. A claim stops at the synchronous call: the
+    /// test plays the call, then commits (`Plan::Commit`) or releases.
     pub fn run(&mut self, s: &Signed, plan: Plan, now: UnixSeconds) -> Ran {
-        let stored = self.stored(s);
-        let decision = s.decide(&stored, plan, now);
-        let rows = decision.writes().iter().map(|w| self.execute(w)).sum();
-        Ran {
-            label: decision.label(),
-            rows,
-            claim: match decision {
-                Decision::Claim { until, .. } => Some(until),
-                _ => None,
-            },
-        }
+        self.run_unread(s, plan, now, &mut None)
     }
 
-    /// The adapter's path when it can skip the read (`decide_unread`): decide from the
-    /// version it keeps in `known` and write, the record guarded (it writes nothing if the
-    /// id is recorded); if it writes nothing, undo the unit and read and decide in full,
-    /// as when the decision needs a read. Keeps `known` as the adapter does.
+    /// [`Model::run`] with the snapshot version kept in `known`, as an object keeps it:
+    /// core decides without a read when it can (`decide_unread`), the record guarded.
     pub fn run_unread(
         &mut self,
         s: &Signed,
@@ -132,37 +143,52 @@ impl Model {
         now: UnixSeconds,
         known: &mut Option<Option<Version>>,
     ) -> Ran {
-        let unread = decide_unread(s.delivery(), known.as_ref().map(Option::as_ref), plan, now);
-        let decided = unread.and_then(|d| {
-            let before = self.clone();
-            let mut rows = 0;
-            for w in d.writes() {
-                if matches!(w, Write::Record { .. }) && self.records.contains_key(s.event.id()) {
-                    *self = before;
-                    return None;
+        let mut ingest = Ingest::new(s.delivery(), plan, now);
+        let mut command = ingest.start(Known {
+            empty: false,
+            version: known.as_ref().map(Option::as_ref),
+        });
+        let mut rows = 0;
+        loop {
+            command = match command {
+                Command::Read(reads) => ingest.handle(Input::Stored(self.stored(s, reads))),
+                Command::Write { guard, .. } => {
+                    let written = self.write(ingest.writes(), guard);
+                    rows = written.unwrap_or(0);
+                    ingest.handle(Input::Written(written))
                 }
-                rows += self.execute(w);
-            }
-            Some((d, rows, None))
-        });
-        let (decision, rows, read) = decided.unwrap_or_else(|| {
-            let stored = self.stored(s);
-            let read = stored.record.is_none().then(|| stored.version.clone());
-            let d = s.decide(&stored, plan, now);
-            let rows = d.writes().iter().map(|w| self.execute(w)).sum();
-            (d, rows, read)
-        });
-        if let Some(v) = decision.snapshot().cloned().map(Some).or(read) {
-            *known = Some(v);
-        }
-        Ran {
-            label: decision.label(),
-            rows,
-            claim: None,
+                Command::KeepVersion(version) => {
+                    *known = Some(version);
+                    ingest.handle(Input::Kept)
+                }
+                Command::SetAlarm(_) => ingest.handle(Input::AlarmSet(Known {
+                    empty: false,
+                    version: known.as_ref().map(Option::as_ref),
+                })),
+                Command::Send { until } => {
+                    return Ran {
+                        label: Said::Claimed.as_str(),
+                        rows,
+                        claim: Some(until),
+                    }
+                }
+                Command::ReadClaim => ingest.handle(Input::Claim(self.claim.clone())),
+                Command::Report(_) => ingest.handle(Input::Reported),
+                Command::Answer(Answer::Decided {
+                    said, rows_written, ..
+                }) => {
+                    return Ran {
+                        label: said.as_str(),
+                        rows: rows_written,
+                        claim: None,
+                    }
+                }
+                Command::Answer(other) => panic!("a delivery answered {other:?}"),
+            };
         }
     }
 
-    /// The first pending row, as the adapter's `sql::head` reads it.
+    /// The first pending row, as the adapter's `store::outbox::head` reads it.
     pub fn head(&self) -> Option<Head> {
         let (seq, row) = self
             .outbox

@@ -10,8 +10,8 @@ use hookonce_core::page::FeedQuery;
 use hookonce_core::time::UnixSeconds;
 use worker::{Result, SqlStorage, State};
 
-use crate::rows::{row, ReadRows};
-use crate::sql::{self, int, text};
+use super::rows::{row, ReadRows};
+use super::sqlite::{self as sql, int, text};
 
 /// A source's feed object's storage.
 pub struct FeedStore {

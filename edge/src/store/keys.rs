@@ -9,8 +9,10 @@ use hookonce_core::publish::SOURCE;
 use hookonce_core::time::UnixSeconds;
 use worker::{Result, SqlStorage, State};
 
-use crate::rows::{row, ReadRows};
-use crate::sql::{self, blob, int, text, Opened, OutboxRow};
+use super::entity::store_body;
+use super::outbox::{enqueue, OutboxRow, OUTBOX_ROWS};
+use super::rows::{row, ReadRows};
+use super::sqlite::{self as sql, blob, int, text, Opened};
 
 /// A publish key object's storage.
 pub struct KeyStore {
@@ -89,11 +91,11 @@ impl KeyStore {
 
     /// Keeps a message's envelope, packed as any kept body is.
     pub fn keep_body(&self, message_id: &str, envelope: &[u8], at: UnixSeconds) -> Result<()> {
-        sql::store_body(&self.sql, message_id, None, &pack(envelope), at).map(drop)
+        store_body(&self.sql, message_id, None, &pack(envelope), at).map(drop)
     }
 
     pub fn enqueue(&self, message_id: &str, destination: &str, at: UnixSeconds) -> Result<()> {
-        sql::enqueue(&self.sql, message_id, SOURCE, Some(destination), at).map(drop)
+        enqueue(&self.sql, message_id, SOURCE, Some(destination), at).map(drop)
     }
 
     pub fn forget_key(&self) -> Result<()> {
@@ -102,7 +104,7 @@ impl KeyStore {
 
     /// The outbox row of the newest message published under the key.
     pub fn latest_delivery(&self) -> Result<Option<OutboxRow>> {
-        let query = format!("{} ORDER BY seq DESC LIMIT 1", sql::OUTBOX_ROWS);
+        let query = format!("{} ORDER BY seq DESC LIMIT 1", OUTBOX_ROWS);
         self.sql.exec(&query, None)?.first()
     }
 }

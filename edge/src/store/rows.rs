@@ -150,9 +150,9 @@ macro_rules! row {
             $( $(#[$field_meta])* $field_vis $field: $ty ),*
         }
 
-        impl $crate::rows::Row for $name {
+        impl $crate::store::rows::Row for $name {
             const COLUMNS: &'static [&'static str] = &[$(stringify!($field)),*];
-            fn from_columns(columns: &mut $crate::rows::Columns) -> worker::Result<Self> {
+            fn from_columns(columns: &mut $crate::store::rows::Columns) -> worker::Result<Self> {
                 Ok(Self { $( $field: columns.take()? ),* })
             }
         }

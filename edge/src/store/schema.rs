@@ -205,7 +205,7 @@ pub const UPSERT_SNAPSHOT: &str = upsert_snapshot!("VALUES (1, ?1, ?2, ?3, ?4, ?
 /// `RELEASE` the runtime prepares anew on every call. `guarded` is
 /// [`INSERT_RECORD_UNSEEN`]'s test: if set and the id is recorded, nothing is written.
 /// Entity objects only, and not a new one's: an entity object makes it before its second
-/// event's rows (`entity::EventRowsView`), since its two statements cost about 250 µs.
+/// event's rows (`store::entity`'s `EventRowsView`), since its two statements cost about 250 µs.
 pub const EVENT_ROWS_SCHEMA: &str = concat!(
     "
 CREATE VIEW IF NOT EXISTS event_rows (event_id, event_type, outcome, created_at, now, codec,
@@ -414,4 +414,36 @@ pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
         binds_now: now == Some(i),
     };
     steps.into_iter().enumerate().map(step).collect()
+}
+
+/// Step 4's read (the entity store's `stored`): one row whose one column, `row`, is a JSON
+/// array: the event's outcome (`?1` is its id), whether the ledger has it, the claim's
+/// row, the snapshot's version, the claim's holder, lease and newest version. It names
+/// only the tables asked for (`ledger`, `claim`, `version`: core's `Reads`); `NULL` (or
+/// `0`) stands for a column not read, so the row keeps one shape.
+pub fn stored_query(ledger: bool, claim: bool, version: bool) -> String {
+    let pick =
+        |on: bool, columns: &'static str, nulls: &'static str| if on { columns } else { nulls };
+    format!(
+        "SELECT json_array((SELECT outcome FROM events WHERE event_id = ?1), {}, {}, {}, {}) AS row
+         FROM (SELECT 1){}{}",
+        pick(
+            ledger,
+            "EXISTS (SELECT 1 FROM ledger WHERE event_id = ?1)",
+            "0"
+        ),
+        pick(claim, "c.id", "NULL"),
+        pick(
+            version,
+            "e.version_secs, e.version_nanos, e.version_event",
+            "NULL, NULL, NULL"
+        ),
+        pick(
+            claim,
+            "c.holder, c.until, c.newest_secs, c.newest_nanos, c.newest_event",
+            "NULL, NULL, NULL, NULL, NULL"
+        ),
+        pick(version, " LEFT JOIN entity e ON e.id = 1", ""),
+        pick(claim, " LEFT JOIN claim c ON c.id = 1", ""),
+    )
 }

@@ -1,0 +1,344 @@
+//! The outbox's rows, in entity and key objects alike: a row enqueued with its kept body,
+//! the head read for the alarm's `Drain`, each row's transition written only while the
+//! row is as it was read, requeued dead letters, and what pruning and `/metrics` read.
+//! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
+
+use hookonce_core::feed::DeadLetter;
+use hookonce_core::metrics::OutboxSnapshot;
+use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
+use hookonce_core::retention::{Kept, Prune};
+use hookonce_core::time::UnixSeconds;
+use worker::SqlStorage;
+
+use super::entity::unpacked;
+use super::rows::{row, ReadRows};
+use super::schema::INSERT_OUTBOX;
+use super::sqlite::{first, int, run, text, NULL};
+
+/// Appends a pending row to the outbox, due now, sending the body just kept.
+pub fn enqueue(
+    sql: &SqlStorage,
+    event_id: &str,
+    source: &str,
+    destination: Option<&str>,
+    now: UnixSeconds,
+) -> worker::Result<usize> {
+    run(
+        sql,
+        INSERT_OUTBOX,
+        &[
+            text(event_id),
+            text(source),
+            destination.map_or(NULL, text),
+            text(OutboxStatus::Pending.as_str()),
+            int(now.0),
+        ],
+    )
+}
+
+/// The columns the read APIs show of an outbox row; append a `WHERE`/`ORDER BY`.
+pub const OUTBOX_ROWS: &str =
+    "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at FROM outbox";
+
+row! {
+    /// One outbox row as the read APIs show it ([`OUTBOX_ROWS`]).
+    pub struct OutboxRow {
+        pub seq: i64,
+        pub event_id: String,
+        pub status: String,
+        pub attempts: i64,
+        pub next_attempt_at: i64,
+        pub last_result: Option<String>,
+        pub done_at: Option<i64>,
+    }
+}
+
+/// The head of the outbox: its first pending row, with what sending it needs.
+pub struct Due {
+    pub head: Head,
+    pub event_id: String,
+    pub source: String,
+    pub destination: Option<String>,
+    pub body: Option<Vec<u8>>,
+}
+
+/// The next row to send ([`Order`]): the first pending row in `seq` order; or, for
+/// [`Order::EachDue`], the first pending row after `after` that is due at `now`.
+pub fn head(
+    sql: &SqlStorage,
+    order: Order,
+    after: i64,
+    now: UnixSeconds,
+) -> worker::Result<Option<Due>> {
+    row! {
+        struct Pending {
+            seq: i64,
+            event_id: String,
+            source: String,
+            attempts: i64,
+            first_attempt_at: Option<i64>,
+            next_attempt_at: i64,
+            destination: Option<String>,
+            codec: Option<i64>,
+            body: Option<Vec<u8>>,
+        }
+    }
+    const COLUMNS: &str = "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at,
+                o.next_attempt_at, o.destination, b.codec, b.body
+         FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id";
+    let pending = text(OutboxStatus::Pending.as_str());
+    let row: Option<Pending> = match order {
+        Order::HeadOfLine => first(
+            sql,
+            &format!("{COLUMNS} WHERE o.status = ? ORDER BY o.seq LIMIT 1"),
+            vec![pending],
+        )?,
+        Order::EachDue => first(
+            sql,
+            &format!(
+                "{COLUMNS} WHERE o.status = ? AND o.seq > ? AND o.next_attempt_at <= ?
+                 ORDER BY o.seq LIMIT 1"
+            ),
+            vec![pending, int(after), int(now.0)],
+        )?,
+    };
+    Ok(row.map(|r| Due {
+        head: Head {
+            seq: r.seq,
+            attempts: u32::try_from(r.attempts).unwrap_or(0),
+            first_attempt_at: r.first_attempt_at.map(UnixSeconds),
+            next_attempt_at: UnixSeconds(r.next_attempt_at),
+        },
+        event_id: r.event_id,
+        source: r.source,
+        destination: r.destination,
+        body: r.body.and_then(|b| unpacked(r.codec.unwrap_or(0), b)),
+    }))
+}
+
+/// An entity object's rows, as a [`start`] condition: whether it holds any event or body
+/// ([`start`] counts its outbox rows too, when the outbox is a table).
+pub const HOLDS_ROWS: &str = "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)";
+
+/// What an object's constructor reads: when its first pending row is due, and (with a
+/// condition such as [`HOLDS_ROWS`]) whether it holds rows at all.
+pub struct Start {
+    pub due: Option<UnixSeconds>,
+    pub holds_rows: bool,
+}
+
+/// Reads [`Start`] in one statement; without `held`, `holds_rows` is true. With a `queue`
+/// (an outbox table, [`Opened::queue`]) an outbox row is held too; without one, nothing is
+/// due and the outbox is not read.
+pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Result<Start> {
+    row! {
+        struct Row {
+            at: Option<i64>,
+            held: i64,
+        }
+    }
+    let held = held.unwrap_or("1");
+    let row: Row = match queue {
+        true => sql.exec_raw(
+            &format!(
+                "SELECT (SELECT MIN(next_attempt_at) FROM outbox WHERE status = ?) AS at,
+                   ({held}) OR EXISTS (SELECT 1 FROM outbox) AS held"
+            ),
+            vec![text(OutboxStatus::Pending.as_str())],
+        )?,
+        false => sql.exec(&format!("SELECT NULL AS at, ({held}) AS held"), None)?,
+    }
+    .single()?;
+    Ok(Start {
+        due: row.at.map(UnixSeconds),
+        holds_rows: row.held != 0,
+    })
+}
+
+/// Carries out one row's change of state, only while the row is still pending with
+/// `if_attempts` attempts made (as the run that decided it read it); returns whether it did.
+pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker::Result<bool> {
+    let pending = text(OutboxStatus::Pending.as_str());
+    let written = match t {
+        Transition::Finish {
+            seq,
+            status,
+            attempts,
+            first_attempt_at,
+            result,
+            at,
+        } => run(
+            sql,
+            "UPDATE outbox SET status = ?, attempts = ?, first_attempt_at = ?, last_result = ?,
+               done_at = ? WHERE seq = ? AND status = ? AND attempts = ?",
+            &[
+                text(status.as_str()),
+                int(i64::from(*attempts)),
+                int(first_attempt_at.0),
+                text(result),
+                int(at.0),
+                int(*seq),
+                pending,
+                int(i64::from(if_attempts)),
+            ],
+        )?,
+        Transition::Retry {
+            seq,
+            attempts,
+            first_attempt_at,
+            next_attempt_at,
+            result,
+        } => run(
+            sql,
+            "UPDATE outbox SET attempts = ?, first_attempt_at = ?, next_attempt_at = ?,
+               last_result = ? WHERE seq = ? AND status = ? AND attempts = ?",
+            &[
+                int(i64::from(*attempts)),
+                int(first_attempt_at.0),
+                int(next_attempt_at.0),
+                text(result),
+                int(*seq),
+                pending,
+                int(i64::from(if_attempts)),
+            ],
+        )?,
+    };
+    Ok(written > 0)
+}
+
+/// Puts every dead row back in the queue, due at `at`; returns how many (counted from
+/// `RETURNING`: rows written count the status index's entries too).
+pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
+    sql.exec_raw(
+        "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
+               next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
+        vec![
+            text(OutboxStatus::Pending.as_str()),
+            int(at.0),
+            text(OutboxStatus::Dead.as_str()),
+        ],
+    )?
+    .count_rows()
+}
+
+/// What pruning needs to know: the oldest body, pending and delivered row.
+pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
+    row! {
+        struct Oldest {
+            body: Option<i64>,
+            pending: Option<i64>,
+            delivered: Option<i64>,
+        }
+    }
+    let row: Option<Oldest> = first(
+        sql,
+        "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
+                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
+                (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
+        vec![
+            text(OutboxStatus::Pending.as_str()),
+            text(OutboxStatus::Delivered.as_str()),
+        ],
+    )?;
+    Ok(row.map_or_else(Kept::default, |r| Kept {
+        oldest_body: r.body.map(UnixSeconds),
+        oldest_pending: r.pending.map(UnixSeconds),
+        oldest_delivered: r.delivered.map(UnixSeconds),
+    }))
+}
+
+/// The object's outbox rows for `/metrics`: pending, the oldest pending's time, dead.
+/// `outbox_by_status` makes each a range of the index.
+pub fn outbox_rows(sql: &SqlStorage) -> worker::Result<OutboxSnapshot> {
+    row! {
+        struct Counted {
+            pending: i64,
+            oldest: Option<i64>,
+            dead: i64,
+        }
+    }
+    let pending = text(OutboxStatus::Pending.as_str());
+    let r: Option<Counted> = first(
+        sql,
+        "SELECT (SELECT COUNT(*) FROM outbox WHERE status = ?1) AS pending,
+                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?1) AS oldest,
+                (SELECT COUNT(*) FROM outbox WHERE status = ?2) AS dead",
+        vec![pending, text(OutboxStatus::Dead.as_str())],
+    )?;
+    Ok(r.map_or_else(OutboxSnapshot::default, |r| OutboxSnapshot {
+        pending: u64::try_from(r.pending).unwrap_or_default(),
+        oldest_pending_at: r.oldest,
+        dead: u64::try_from(r.dead).unwrap_or_default(),
+    }))
+}
+
+/// Carries out one prune; returns the rows it deleted. Each walks its table oldest first
+/// and stops at the first row too young to go (the `COALESCE` bound), so it reads what it
+/// deletes, not the whole table; a row out of order (a clock step back) goes later, never
+/// early.
+pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
+    let deleted = match p {
+        Prune::Bodies { kept_before, limit } => sql.exec_raw(
+            "DELETE FROM raw_bodies WHERE seq IN (
+               SELECT seq FROM raw_bodies WHERE kept_at < ?1 AND seq < COALESCE(
+                 (SELECT seq FROM raw_bodies WHERE kept_at >= ?1 ORDER BY seq LIMIT 1),
+                 9007199254740991)
+               ORDER BY seq LIMIT ?2)
+             RETURNING seq",
+            vec![int(kept_before.0), int(i64::from(limit))],
+        )?,
+        Prune::Delivered { done_before, limit } => sql.exec_raw(
+            "DELETE FROM outbox WHERE seq IN (
+               SELECT seq FROM outbox WHERE status = ?1 AND done_at < ?2 AND seq < COALESCE(
+                 (SELECT seq FROM outbox WHERE status = ?1 AND done_at >= ?2 ORDER BY seq LIMIT 1),
+                 9007199254740991)
+               ORDER BY seq LIMIT ?3)
+             RETURNING seq",
+            vec![
+                text(OutboxStatus::Delivered.as_str()),
+                int(done_before.0),
+                int(i64::from(limit)),
+            ],
+        )?,
+        Prune::Ids {
+            processed_before,
+            limit,
+        } => sql.exec_raw(
+            "DELETE FROM events WHERE event_id IN (
+               SELECT event_id FROM events WHERE processed_at < ? LIMIT ?)
+             RETURNING 1 AS seq",
+            vec![int(processed_before.0), int(i64::from(limit))],
+        )?,
+    };
+    deleted.count_rows()
+}
+
+/// The rows that died at or after `since`, as dead letters of no entity (the object
+/// knows its entity).
+pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<DeadLetter>> {
+    row! {
+        struct Dead {
+            event_id: String,
+            attempts: i64,
+            last_result: Option<String>,
+            done_at: i64,
+        }
+    }
+    let rows: Vec<Dead> = sql
+        .exec_raw(
+            "SELECT event_id, attempts, last_result, done_at FROM outbox
+             WHERE status = ? AND done_at >= ?",
+            vec![text(OutboxStatus::Dead.as_str()), int(since.0)],
+        )?
+        .all()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| DeadLetter {
+            entity: None,
+            event_id: r.event_id,
+            attempts: u32::try_from(r.attempts).unwrap_or_default(),
+            last_result: r.last_result.unwrap_or_default(),
+            at: r.done_at,
+        })
+        .collect())
+}
