@@ -39,12 +39,6 @@ impl FeedOutcome {
         .into_iter()
         .find(|o| o.as_str() == s)
     }
-
-    /// The outcome a decision's label reports in the feed; `None` for a delivery that is
-    /// not over yet (in flight, claimed, released).
-    pub fn of_decision(label: &str) -> Option<FeedOutcome> {
-        FeedOutcome::parse(label).filter(|o| *o != FeedOutcome::Rejected)
-    }
 }
 
 /// What an entity object or the Worker tells a source's feed, after it has answered.
