@@ -26,6 +26,11 @@ pub struct TooLarge {
     pub limit: usize,
 }
 
+impl TooLarge {
+    /// The HTTP status a body over its limit is answered with: 413 Content Too Large.
+    pub const STATUS: u16 = 413;
+}
+
 impl fmt::Display for TooLarge {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "the body is over the limit of {} bytes", self.limit)
@@ -33,6 +38,17 @@ impl fmt::Display for TooLarge {
 }
 
 impl std::error::Error for TooLarge {}
+
+/// How to read a body within its limit, decided from its declared length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// The declared length, within the limit: the runtime holds the client to it, so the
+    /// body is read whole in one call and is never longer.
+    Whole(usize),
+    /// No declared length (a chunked body): read chunk by chunk through
+    /// [`BodyLimit::chunk`].
+    Chunks,
+}
 
 /// Counts a body against its limit while it is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,15 +65,13 @@ impl BodyLimit {
     }
 
     /// The request's `Content-Length`, before anything is read: refused if it says more
-    /// than the limit. Otherwise the declared length, if there is one: the runtime holds the
-    /// client to it, so the body can be read whole in one call and is never longer. Without
-    /// one (a chunked body), `None`: read it chunk by chunk through [`BodyLimit::chunk`].
-    /// A value that is not a length (framing the runtime refuses) counts as none.
-    pub fn declared(&self, content_length: Option<&str>) -> Result<Option<usize>, TooLarge> {
+    /// than the limit, otherwise how to read the body. A value that is not a length
+    /// (framing the runtime refuses) counts as none.
+    pub fn declared(&self, content_length: Option<&str>) -> Result<Read, TooLarge> {
         match content_length.and_then(|v| v.trim().parse::<u64>().ok()) {
             Some(n) if n > self.limit as u64 => Err(TooLarge { limit: self.limit }),
-            Some(n) => Ok(usize::try_from(n).ok()),
-            None => Ok(None),
+            Some(n) => Ok(usize::try_from(n).map_or(Read::Chunks, Read::Whole)),
+            None => Ok(Read::Chunks),
         }
     }
 
@@ -100,10 +114,17 @@ mod tests {
             b.declared(Some("18446744073709551615")),
             Err(TooLarge { limit: 64 })
         );
-        assert_eq!(b.declared(Some("64")), Ok(Some(64)));
-        assert_eq!(b.declared(Some(" 10 ")), Ok(Some(10)));
-        assert_eq!(b.declared(None), Ok(None));
-        assert_eq!(b.declared(Some("abc")), Ok(None));
+        assert_eq!(b.declared(Some("64")), Ok(Read::Whole(64)));
+        assert_eq!(b.declared(Some(" 10 ")), Ok(Read::Whole(10)));
+        assert_eq!(b.declared(None), Ok(Read::Chunks));
+        assert_eq!(b.declared(Some("abc")), Ok(Read::Chunks));
+    }
+
+    #[test]
+    fn a_body_over_its_limit_is_answered_413() {
+        let refused = BodyLimit::new(1).declared(Some("2")).unwrap_err();
+        assert_eq!(TooLarge::STATUS, 413);
+        assert_eq!(refused, TooLarge { limit: 1 });
     }
 
     #[test]

@@ -42,6 +42,16 @@ pub const RUN_LIMIT: Seconds = Seconds(15 * 60);
 /// How much later an alarm that found a run under way fires again.
 pub const BUSY_RETRY: Seconds = Seconds(1);
 
+/// How much later an alarm that found the configuration unreadable fires again: nothing
+/// can be sent until it loads, and the pending rows must still go out once it does.
+pub const UNCONFIGURED_RETRY: Seconds = Seconds::MINUTE;
+
+/// When an alarm that fired at `now` and found the configuration unreadable fires again.
+#[must_use]
+pub fn unconfigured(now: UnixSeconds) -> UnixSeconds {
+    now.plus(UNCONFIGURED_RETRY)
+}
+
 /// One object's delivery loop: whether a run is under way, and what it waits for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Drain {
@@ -305,6 +315,11 @@ mod tests {
     use crate::outbox::OutboxStatus;
 
     const NOW: UnixSeconds = UnixSeconds(1_000);
+
+    #[test]
+    fn an_alarm_without_a_configuration_fires_again_a_minute_later() {
+        assert_eq!(unconfigured(NOW), UnixSeconds(1_060));
+    }
 
     fn head(seq: i64, attempts: u32, next: i64) -> Head {
         Head {

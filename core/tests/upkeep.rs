@@ -3,6 +3,7 @@
 
 use hookonce_core::entity::upkeep::{Command, Input, Object, Upkeep};
 use hookonce_core::feed::{DeadLetter, Note};
+use hookonce_core::log::failure;
 use hookonce_core::metrics::{Count, OutboxSnapshot, ATTEMPTS};
 use hookonce_core::retention::{Kept, Lifetimes, Prune, PRUNE_BATCH};
 use hookonce_core::time::{Seconds, UnixSeconds};
@@ -119,6 +120,16 @@ fn a_full_batch_of_bodies_re_arms_the_alarm_at_once() {
     assert_eq!(pass.handle(Input::AlarmSet), Command::ReadOutbox);
 }
 
+/// A pass of an object that last told the feed `reported`, run up to reading its outbox.
+fn at_the_outbox(reported: Option<OutboxSnapshot>) -> Upkeep<'static> {
+    let object = object(Some(Lifetimes::default()), reported);
+    let mut pass = Upkeep::new(object, STARTED, NOW, Vec::new());
+    let _ = pass.start();
+    let first = pass.handle(Input::Dead(Vec::new()));
+    to_report(&mut pass, first, Kept::default());
+    pass
+}
+
 #[test]
 fn the_feed_is_told_of_the_outbox_until_it_has_taken_it() {
     let rows = OutboxSnapshot {
@@ -126,20 +137,13 @@ fn the_feed_is_told_of_the_outbox_until_it_has_taken_it() {
         oldest_pending_at: Some(NOW.0),
         dead: 0,
     };
-    let lifetimes = Some(Lifetimes::default());
     // Told already: nothing to do.
-    let mut told = Upkeep::new(object(lifetimes, Some(rows)), STARTED, NOW, Vec::new());
-    let _ = told.start();
-    let first = told.handle(Input::Dead(Vec::new()));
-    to_report(&mut told, first, Kept::default());
+    let mut told = at_the_outbox(Some(rows));
     let input = Input::Outbox { rows, table: true };
     assert_eq!(told.handle(input.clone()), Command::Done);
 
     // Not told: tell, and remember once the feed took it.
-    let mut pass = Upkeep::new(object(lifetimes, None), STARTED, NOW, Vec::new());
-    let _ = pass.start();
-    let first = pass.handle(Input::Dead(Vec::new()));
-    to_report(&mut pass, first, Kept::default());
+    let mut pass = at_the_outbox(None);
     let tell = pass.handle(input.clone());
     assert_eq!(
         tell,
@@ -148,21 +152,28 @@ fn the_feed_is_told_of_the_outbox_until_it_has_taken_it() {
             rows
         }
     );
-    assert_eq!(pass.handle(Input::Told(Ok(()))), Command::Remember(rows));
+    assert_eq!(pass.handle(Input::Told(Ok(204))), Command::Remember(rows));
     assert_eq!(pass.handle(Input::Remembered), Command::Done);
 
-    // The feed failed: logged, and the alarm comes back within a minute to tell it again.
-    let mut failed = Upkeep::new(object(lifetimes, None), STARTED, NOW, Vec::new());
-    let _ = failed.start();
-    let first = failed.handle(Input::Dead(Vec::new()));
-    to_report(&mut failed, first, Kept::default());
-    let _ = failed.handle(input);
-    let log = failed.handle(Input::Told(Err("the feed answered 500".to_owned())));
-    assert!(matches!(log, Command::Log(_)));
-    assert_eq!(
-        failed.handle(Input::Logged),
-        Command::SetAlarm(NOW.plus(Seconds::MINUTE))
-    );
+    // The feed refused or was not reached: logged with why, and the alarm comes back within
+    // a minute to tell it again.
+    for (answer, error) in [
+        (Ok(500), "the feed answered 500"),
+        (Ok(199), "the feed answered 199"),
+        (Ok(300), "the feed answered 300"),
+        (Err("connection reset".to_owned()), "connection reset"),
+    ] {
+        let mut failed = at_the_outbox(None);
+        let _ = failed.handle(input.clone());
+        assert_eq!(
+            failed.handle(Input::Told(answer)),
+            Command::Log(failure("feed_write_failed", "cockpit", error))
+        );
+        assert_eq!(
+            failed.handle(Input::Logged),
+            Command::SetAlarm(NOW.plus(Seconds::MINUTE))
+        );
+    }
 }
 
 #[test]

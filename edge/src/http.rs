@@ -1,6 +1,6 @@
 //! Small request helpers shared by the Worker and the Durable Objects.
 
-use hookonce_core::body::{BodyLimit, TooLarge};
+use hookonce_core::body::{BodyLimit, Read, TooLarge};
 use hookonce_core::log::{self, LogLevel};
 use hookonce_core::token::token_matches;
 use wasm_bindgen::prelude::*;
@@ -48,10 +48,10 @@ impl BodyError {
 pub async fn body(req: &web_sys::Request, limit: usize) -> std::result::Result<Vec<u8>, BodyError> {
     let mut count = BodyLimit::new(limit);
     let declared = req.headers().get("content-length").ok().flatten();
-    let declared = count
+    let read = count
         .declared(declared.as_deref())
         .map_err(BodyError::TooLarge)?;
-    if declared.is_some() {
+    if let Read::Whole(_) = read {
         // One call and one copy: a stream reader's promises and lookups per chunk cost
         // about 50 us an event here (bench/FINDINGS.md).
         let read = match req.array_buffer() {

@@ -12,14 +12,14 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use hookonce_core::drain::{
-    Command as DrainCommand, Drain, Input as DrainInput, Read, Run as DrainRun,
+    unconfigured, Command as DrainCommand, Drain, Input as DrainInput, Read, Run as DrainRun,
 };
 use hookonce_core::forward::Outgoing;
 use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
 use hookonce_core::names::order_of;
 use hookonce_core::outbox::{target as outbox_target, Order, Target};
-use hookonce_core::time::{Seconds, UnixSeconds};
+use hookonce_core::time::UnixSeconds;
 use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, Env, ScheduledTime, State, Storage};
@@ -155,7 +155,7 @@ pub async fn on_alarm(
     armed.fired();
     let config = sources::load(env);
     let Ok(loaded) = &*config else {
-        ensure_alarm(state, armed, clock::now().plus(Seconds::MINUTE)).await?;
+        ensure_alarm(state, armed, unconfigured(clock::now())).await?;
         return Ok(None);
     };
     let order = state

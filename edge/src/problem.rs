@@ -1,6 +1,7 @@
 //! RFC 9457 problem details: every error hookonce answers is `application/problem+json`,
 //! with a stable `type` per kind of problem and a `detail` that names what was wrong.
 
+use hookonce_core::body::TooLarge;
 use serde_json::{json, Value};
 use worker::{Headers, Response, Result};
 
@@ -22,7 +23,7 @@ kinds! {
     NOT_FOUND = (404, "not-found", "No such resource");
     UNKNOWN_SOURCE = (404, "unknown-source", "Unknown webhook source");
     METHOD_NOT_ALLOWED = (405, "method-not-allowed", "Method not allowed");
-    TOO_LARGE = (413, "body-too-large", "Request body too large");
+    TOO_LARGE = (TooLarge::STATUS, "body-too-large", "Request body too large");
     BAD_SIGNATURE = (401, "invalid-signature", "Signature verification failed");
     UNAUTHORIZED = (401, "unauthorized", "Missing or wrong bearer token");
     BAD_EVENT = (400, "invalid-event", "The event cannot be read");

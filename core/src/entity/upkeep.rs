@@ -88,8 +88,9 @@ pub enum Input {
         /// `false` while it is a placeholder: the object never queued a row.
         table: bool,
     },
-    /// Whether [`Command::TellFeed`] reached the feed, or why not.
-    Told(Result<(), String>),
+    /// The status the feed answered [`Command::TellFeed`] with, or why it was not reached.
+    /// Only a 2xx counts as told.
+    Told(Result<u16, String>),
     /// [`Command::Remember`] is done.
     Remembered,
     /// [`Command::Log`] is done.
@@ -212,14 +213,18 @@ impl<'a> Upkeep<'a> {
                     _ => Command::Done,
                 }
             }
-            (Step::Telling(rows), Input::Told(Ok(()))) => {
+            (Step::Telling(rows), Input::Told(Ok(200..=299))) => {
                 self.step = Step::Remembering;
                 Command::Remember(rows)
             }
-            (Step::Telling(_), Input::Told(Err(e))) => {
+            (Step::Telling(_), Input::Told(refused)) => {
                 self.step = Step::Logging;
+                let error = match refused {
+                    Ok(status) => format!("the feed answered {status}"),
+                    Err(e) => e,
+                };
                 let source = self.object.source.unwrap_or_default();
-                Command::Log(failure("feed_write_failed", source, &e))
+                Command::Log(failure("feed_write_failed", source, &error))
             }
             (Step::Logging, Input::Logged) => {
                 self.step = Step::ArmedForReport;
