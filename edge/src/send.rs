@@ -31,7 +31,7 @@ pub async fn attempt(
     secret: &Secret,
     out: Outgoing<'_>,
 ) -> AttemptResult {
-    let headers = forward::headers(secret, &out, clock::now());
+    let headers = forward::headers(std::slice::from_ref(secret), &out, clock::now());
     match target.destination {
         Destination::Url(url) => match post(url, &headers, out.body, target) {
             Some((req, signal)) => {
