@@ -102,6 +102,7 @@ pub mod entity;
 pub mod forward;
 pub mod outbox;
 pub mod packing;
+pub mod protect;
 pub mod retention;
 pub mod retry;
 
