@@ -3,6 +3,7 @@
 
 use crate::time::{Seconds, UnixSeconds};
 
+use super::durable::Durable;
 use super::leases::LeaseId;
 use super::settings::Settings;
 use super::status::{Cause, Circuit, Transition};
@@ -130,6 +131,29 @@ impl Breaker {
             cool_down: settings.cool_down(),
             slow: None,
         }
+    }
+
+    /// The breaker `saved` describes, with its counts empty. A closed one starts slowly,
+    /// as after a recovery: the leases out before the restart are unknown. A half-open one
+    /// has no probe out: the old one's result can no longer be matched.
+    pub(super) fn restore(settings: Settings, saved: &Durable, now: UnixSeconds) -> Breaker {
+        let mut b = Breaker::new(settings, now);
+        b.cool_down = saved
+            .cool_down
+            .clamp(settings.cool_down(), settings.max_cool_down());
+        let since = saved.since.min(now);
+        b.phase = match saved.circuit {
+            Circuit::Open => Phase::Open {
+                since,
+                probe_at: saved.probe_at.unwrap_or(now).min(now.plus(b.cool_down)),
+            },
+            Circuit::HalfOpen => Phase::HalfOpen { since, probe: None },
+            Circuit::Closed => {
+                b.close(since);
+                Phase::Closed { since }
+            }
+        };
+        b
     }
 
     /// Time passed: an open breaker whose cool-down is over becomes half-open.

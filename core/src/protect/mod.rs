@@ -14,7 +14,32 @@
 //!    and `/inspect` show; [`Protect::next_deadline`] is when to call [`Protect::tick`] so
 //!    time-driven changes are seen without an ask.
 //!
-//! Time is an argument; a `now` earlier than one already seen is taken as that one.
+//! Time is an argument; a `now` earlier than one already seen is taken as that one. The
+//! state lives in memory; what must survive the object's restart is [`Durable`], written
+//! after any transition and read back with [`Protect::restore`].
+//!
+//! ```
+//! use hookonce_core::protect::{Ask, Protect, Settings};
+//! use hookonce_core::retry::AttemptResult;
+//! use hookonce_core::time::UnixSeconds;
+//!
+//! let now = UnixSeconds(1_791_270_400);
+//! let mut billing: Protect<&str> = Protect::new(Settings::default(), now);
+//! // An entity's alarm, before sending its head row:
+//! match billing.ask(&"ch_1", now) {
+//!     Ask::Grant(grant) => {
+//!         let result = AttemptResult::Status { code: 503, retry_after: None }; // sent
+//!         let _ = billing.report(&"ch_1", grant.lease, &result, now);
+//!     }
+//!     Ask::Wait { until, .. } => { /* set the alarm for `until`; the row is untouched */ }
+//!     Ask::Paused => { /* the row waits for an operator */ }
+//!     _ => {}
+//! }
+//! while let Some(transition) = billing.poll_transition() {
+//!     println!("billing {transition}"); // the log and the feed; then keep billing.durable()
+//! }
+//! assert_eq!(billing.status(now).consecutive_failures, 1);
+//! ```
 //!
 //! ## The breaker
 //!
@@ -84,6 +109,7 @@
 //! its own reasons (a 404) gets its window restarted by each outage, once per outage.
 
 mod breaker;
+mod durable;
 mod leases;
 mod settings;
 mod status;
@@ -96,6 +122,7 @@ use crate::time::{Seconds, UnixSeconds};
 use breaker::{Breaker, Gate};
 use leases::Leases;
 
+pub use durable::Durable;
 pub use leases::{LeaseId, MAX_WAITING, TURN_GRACE};
 pub use settings::{Settings, SettingsBuilder, SettingsError};
 pub use status::{Cause, Circuit, Status, Transition};
@@ -201,6 +228,33 @@ impl<K: Clone + Eq> Protect<K> {
             healthy_since: None,
             now,
             transitions: VecDeque::new(),
+        }
+    }
+
+    /// A destination's protection as `saved` describes it, at `now` (after its object
+    /// restarted; see [`Durable`]). The settings may have changed since: the cool-down is
+    /// brought within them.
+    pub fn restore(settings: Settings, saved: &Durable, now: UnixSeconds) -> Protect<K> {
+        Protect {
+            breaker: Breaker::restore(settings, saved, now),
+            paused: saved.paused_since.map(|p| p.min(now)),
+            healthy_since: saved.healthy_since.map(|h| h.min(now)),
+            ..Protect::new(settings, now)
+        }
+    }
+
+    /// What to keep for [`Protect::restore`]; it changes only with a transition.
+    pub fn durable(&self) -> Durable {
+        Durable {
+            paused_since: self.paused,
+            circuit: self.breaker.circuit(),
+            since: self.breaker.since(),
+            probe_at: match self.breaker.circuit() {
+                Circuit::Open => self.breaker.next_probe(),
+                _ => None,
+            },
+            cool_down: self.breaker.cool_down(),
+            healthy_since: self.healthy_since,
         }
     }
 

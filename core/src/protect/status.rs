@@ -26,6 +26,13 @@ impl Circuit {
             Circuit::HalfOpen => "half-open",
         }
     }
+
+    /// The state [`Circuit::as_str`] names, as stored.
+    pub fn parse(s: &str) -> Option<Circuit> {
+        [Circuit::Closed, Circuit::Open, Circuit::HalfOpen]
+            .into_iter()
+            .find(|c| c.as_str() == s)
+    }
 }
 
 /// Why the breaker opened.
