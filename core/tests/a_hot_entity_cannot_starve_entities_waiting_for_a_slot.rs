@@ -101,3 +101,25 @@ fn max_per_second_bounds_the_grants_of_each_second() {
         [vec![0, 1, 2], vec![3, 4, 5], vec![6, 7, 8], vec![9]]
     );
 }
+
+#[test]
+fn a_freed_slot_wakes_the_first_waiter_once_and_it_gets_the_slot() {
+    let settings = Settings::builder().max_in_flight(2).build().unwrap();
+    let mut p = protect(settings);
+    let a = grant(&mut p, 0, at(0));
+    let b = grant(&mut p, 1, at(0));
+    for waiter in [2, 3, 4] {
+        assert!(matches!(p.ask(&waiter, at(0)), Ask::Wait { .. }));
+    }
+    assert_eq!(p.poll_wake(), None, "no slot is free");
+    let _ = p.report(&0, a.lease, &ok(), at(0));
+    assert_eq!(p.poll_wake(), Some(2));
+    assert_eq!(p.poll_wake(), None, "one slot, one wake");
+    let _ = p.report(&1, b.lease, &ok(), at(0));
+    assert_eq!(p.poll_wake(), Some(3));
+    // The hot entity asking first does not take the woken ones' slots.
+    assert!(matches!(p.ask(&0, at(0)), Ask::Wait { .. }));
+    grant(&mut p, 3, at(0));
+    grant(&mut p, 2, at(0));
+    assert_eq!(p.poll_wake(), None, "both slots are taken again");
+}

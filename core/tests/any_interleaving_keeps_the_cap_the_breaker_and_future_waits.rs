@@ -5,7 +5,7 @@
 //! (b) between `opened` and `closed`, nothing is granted but one probe per `half-open`;
 //! (c) every `Wait` names an instant after `now`, and a paused destination answers
 //!     `Paused` and nothing else;
-//! (d) nothing panics; and the in-flight shown, the results counted, and the breaker
+//! (d) nothing panics; a waiter woken for a free slot that asks at once gets it; and the in-flight shown, the results counted, and the breaker
 //!     opening after `failure_threshold` outage failures in a row all agree with an oracle
 //!     that keeps its own books from what it asked and was told.
 
@@ -20,6 +20,8 @@ use protect_support::*;
 #[derive(Clone, Debug)]
 enum Op {
     Ask(u32),
+    /// Take a waiter to wake, and have it ask at once.
+    Wake,
     /// Report the `n`th grant ever made (modulo their number) with a result.
     Report(usize, u16),
     /// Report a lease that was never granted.
@@ -33,6 +35,7 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         4 => (0u32..8).prop_map(Op::Ask),
+        2 => Just(Op::Wake),
         4 => (any::<usize>(), prop::sample::select(vec![200u16, 404, 429, 503, 0]))
             .prop_map(|(n, code)| Op::Report(n, code)),
         1 => (0u32..8).prop_map(Op::Bogus),
@@ -175,7 +178,14 @@ fn run(settings: Settings, ops: Vec<Op>) -> Result<(), TestCaseError> {
                     None => prop_assert_eq!(got, Reported::Unknown),
                 }
             }
-            Op::Ask(entity) => {
+            Op::Ask(_) | Op::Wake => {
+                let (entity, woken) = match op {
+                    Op::Ask(entity) => (entity, false),
+                    _ => match p.poll_wake() {
+                        Some(entity) => (entity, true),
+                        None => continue,
+                    },
+                };
                 if let Some(k) = o.out.iter().position(|&j| o.grants[j].0 == entity) {
                     o.out.swap_remove(k);
                 }
@@ -188,6 +198,7 @@ fn run(settings: Settings, ops: Vec<Op>) -> Result<(), TestCaseError> {
                         granted = Some(g);
                     }
                     Ask::Wait { until, .. } => {
+                        prop_assert!(!woken, "woken, then told to wait");
                         prop_assert!(!o.paused, "told to wait while paused");
                         prop_assert!(until > now, "wait until {until} at {now}");
                     }

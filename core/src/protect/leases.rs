@@ -32,6 +32,8 @@ struct Waiter<K> {
     entity: K,
     /// When it was told to ask again.
     due: UnixSeconds,
+    /// Whether it was woken for a free slot since it was last told to wait.
+    woken: bool,
 }
 
 /// The leases of one destination and its line of waiters.
@@ -120,14 +122,30 @@ impl<K: Clone + Eq> Leases<K> {
         }
         let due = now.plus(Seconds(1));
         match place {
-            Some(i) => self.waiting[i].due = due,
+            Some(i) => {
+                self.waiting[i].due = due;
+                self.waiting[i].woken = false;
+            }
             None if self.waiting.len() < MAX_WAITING => self.waiting.push_back(Waiter {
                 entity: entity.clone(),
                 due,
+                woken: false,
             }),
             None => {}
         }
         false
+    }
+
+    /// The first waiter, among the first `free`, not woken yet: it is woken now.
+    pub(super) fn wake(&mut self, free: u32, now: UnixSeconds) -> Option<K> {
+        let free = usize::try_from(free).unwrap_or(usize::MAX);
+        let w = self
+            .waiting
+            .iter_mut()
+            .take(free)
+            .find(|w| !w.woken && now <= w.due.plus(TURN_GRACE))?;
+        w.woken = true;
+        Some(w.entity.clone())
     }
 
     /// Nobody waits for a turn: the breaker opened, or an operator paused.

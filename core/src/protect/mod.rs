@@ -10,7 +10,8 @@
 //!    (ask again at `until`, the earliest instant worth it) or [`Ask::Paused`].
 //! 2. [`Protect::report`] hands the attempt's [`AttemptResult`] back with its lease.
 //! 3. [`Protect::poll_transition`], after every call, yields the changes of state
-//!    ([`Transition`]) to log and put in the feed; [`Protect::status`] is what the admin API
+//!    ([`Transition`]) to log and put in the feed; [`Protect::poll_wake`] the waiting
+//!    entities whose turn has come, to wake; [`Protect::status`] is what the admin API
 //!    and `/inspect` show; [`Protect::next_deadline`] is when to call [`Protect::tick`] so
 //!    time-driven changes are seen without an ask.
 //!
@@ -77,8 +78,9 @@
 //! failed probe if it was the probe).
 //!
 //! Fairness is first come, first served among waiters: an entity refused for want of a
-//! slot takes a place in line and is told to ask again in a second; while slots are short,
-//! a slot goes to an entity only if fewer waiters than free slots stand before it. So a
+//! slot takes a place in line and is told to ask again in a second, or sooner when
+//! [`Protect::poll_wake`] names it; while slots are short, a slot goes to an entity only
+//! if fewer waiters than free slots stand before it. So a
 //! hot entity that reports and asks again at once goes behind those already waiting and
 //! cannot starve them. A waiter that does not ask again within [`TURN_GRACE`] of the
 //! instant it was given loses its place; the line holds at most [`MAX_WAITING`] entities
@@ -382,6 +384,25 @@ impl<K: Clone + Eq> Protect<K> {
     /// call: each call makes at most a few, and they are kept until taken.
     pub fn poll_transition(&mut self) -> Option<Transition> {
         self.transitions.pop_front()
+    }
+
+    /// An entity waiting in line whose turn has come: a slot is free for it now. Its
+    /// `Wait` named the next second, the soonest instant whole seconds can say, while an
+    /// attempt takes milliseconds; waking it (a request to its object, which asks again at
+    /// once) keeps the freed slot from idling until then. Take them all after every call;
+    /// each waiter is woken once per wait.
+    pub fn poll_wake(&mut self) -> Option<K> {
+        if self.paused.is_some() {
+            return None;
+        }
+        let Gate::Limit(limit) = self.breaker.gate(self.now) else {
+            return None;
+        };
+        let free = limit.saturating_sub(self.leases.in_flight()).min(
+            self.leases
+                .rate_left(self.settings.max_per_second(), self.now),
+        );
+        self.leases.wake(free, self.now)
     }
 
     /// When [`Protect::tick`] next has something to do (a lease expires, a cool-down
