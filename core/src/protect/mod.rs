@@ -80,9 +80,8 @@
 //! Fairness is first come, first served among waiters: an entity refused for want of a
 //! slot takes a place in line and is told to ask again in a second, or sooner when
 //! [`Protect::poll_wake`] names it; while slots are short, a slot goes to an entity only
-//! if fewer waiters than free slots stand before it. So a
-//! hot entity that reports and asks again at once goes behind those already waiting and
-//! cannot starve them. A waiter that does not ask again within [`TURN_GRACE`] of the
+//! if fewer waiters than free slots stand before it. So a hot entity that reports and asks
+//! again at once goes behind those already waiting and cannot starve them. A waiter that does not ask again within [`TURN_GRACE`] of the
 //! instant it was given loses its place; the line holds at most [`MAX_WAITING`] entities
 //! (beyond, an entity still waits but holds no place).
 //!
