@@ -49,7 +49,8 @@ pub(super) struct Leases<K> {
 
 impl<K: Clone + Eq> Leases<K> {
     /// Lease ids start from `now` shifted left, so the ids of a state rebuilt after a
-    /// restart do not meet a late report of an earlier one's leases.
+    /// restart do not meet a late report of an earlier one's leases; they stay below 2^53,
+    /// exact as a JSON or JavaScript number, until the 23rd century.
     pub(super) fn new(now: UnixSeconds) -> Leases<K> {
         Leases {
             held: Vec::new(),
