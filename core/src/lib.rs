@@ -103,6 +103,7 @@ pub mod filter;
 pub mod forward;
 pub mod outbox;
 pub mod packing;
+pub mod protect;
 pub mod retention;
 pub mod retry;
 

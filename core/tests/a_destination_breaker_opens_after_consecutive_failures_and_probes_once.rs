@@ -1,0 +1,78 @@
+//! Five outage failures in a row, from five different entities, open the breaker: nothing
+//! is granted until the cool-down ends, then exactly one probe, whose success closes it.
+
+mod protect_support;
+
+use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReason};
+use protect_support::*;
+
+#[test]
+fn five_failures_across_entities_open_it_and_one_probe_closes_it() {
+    let mut p = protect(Settings::default());
+    for entity in 0..4 {
+        attempt(&mut p, entity, &down(), at(0));
+    }
+    assert_eq!(
+        p.status(at(0)).circuit,
+        Circuit::Closed,
+        "four are not a run"
+    );
+    attempt(&mut p, 4, &down(), at(1));
+    assert_eq!(
+        transitions(&mut p),
+        [Transition::Opened {
+            at: at(1),
+            probe_at: at(31),
+            cause: Cause::ConsecutiveFailures { count: 5 },
+        }]
+    );
+
+    // Open: every entity, new or not, waits for the probe's time and sends nothing.
+    for (entity, t) in [(0, 1), (7, 10), (99, 30)] {
+        assert_eq!(
+            p.ask(&entity, at(t)),
+            Ask::Wait {
+                until: at(31),
+                reason: WaitReason::Open
+            }
+        );
+    }
+    let status = p.status(at(30));
+    assert_eq!(
+        (status.state(), status.next_probe_at),
+        ("open", Some(at(31)))
+    );
+
+    // Half-open: one probe, whoever asks first; everyone else waits while it is out.
+    let probe = grant(&mut p, 42, at(31));
+    assert!(probe.probe);
+    assert_eq!(names(&mut p), ["half-open"]);
+    for entity in [0, 1, 43] {
+        assert!(matches!(
+            p.ask(&entity, at(31)),
+            Ask::Wait {
+                reason: WaitReason::Probing,
+                ..
+            }
+        ));
+    }
+    let _ = p.report(&42, probe.lease, &ok(), at(32));
+    assert_eq!(transitions(&mut p), [Transition::Closed { at: at(32) }]);
+    assert_eq!(p.status(at(32)).healthy_since, Some(at(32)));
+    assert!(!grant(&mut p, 0, at(32)).probe);
+}
+
+#[test]
+fn a_success_between_failures_breaks_the_run() {
+    let mut p = protect(Settings::default());
+    for round in 0..3 {
+        for entity in 0..4 {
+            attempt(&mut p, entity, &down(), at(round * 100));
+        }
+        attempt(&mut p, 9, &ok(), at(round * 100));
+    }
+    let status = p.status(at(300));
+    assert_eq!(status.circuit, Circuit::Closed);
+    assert_eq!(status.consecutive_failures, 0);
+    assert!(transitions(&mut p).is_empty());
+}
