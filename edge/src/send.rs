@@ -28,9 +28,12 @@ extern "C" {
 pub async fn attempt(
     env: &Env,
     target: Target<'_>,
-    secret: &Secret,
+    secrets: &[Secret],
     out: Outgoing<'_>,
 ) -> AttemptResult {
+    let Some(secret) = secrets.first() else {
+        return AttemptResult::NetworkError;
+    };
     let headers = forward::headers(secret, &out, clock::now());
     match target.destination {
         Destination::Url(url) => match post(url, &headers, out.body, target) {
