@@ -9,7 +9,7 @@ use crate::idempotency::IdempotencyKey;
 use crate::retry::AttemptResult;
 use crate::sign;
 use crate::time::UnixSeconds;
-use crate::verify::{Scheme, Secret};
+use crate::verify::Secret;
 
 /// The largest message Cloudflare Queues accepts, in bytes.
 pub const MAX_QUEUE_MESSAGE: usize = 128_000;
@@ -17,9 +17,6 @@ pub const MAX_QUEUE_MESSAGE: usize = 128_000;
 /// The URL a service-binding request is made to. The binding alone routes it, so the host
 /// is a placeholder (`.internal` is reserved for private use and never resolves).
 pub const SERVICE_URL: &str = "https://hookonce.internal/";
-
-/// hookonce signs what it forwards as Standard Webhooks, whatever scheme the source uses.
-static SIGNED_AS: Scheme = Scheme::StandardWebhooks;
 
 /// One forwarded event, as it goes out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,11 +32,16 @@ pub struct Outgoing<'a> {
 }
 
 /// The headers an event is forwarded with: a JSON content type, the event id as
-/// `Idempotency-Key`, a Standard Webhooks signature with hookonce's own `secret` (the event
-/// id as `webhook-id`), `hookonce-source` and `hookonce-attempt`. Names are lower-case.
+/// `Idempotency-Key`, `hookonce-source`, `hookonce-attempt`, and the Standard Webhooks
+/// headers (the event id as `webhook-id`), whatever scheme the source uses. Names are
+/// lower-case.
+///
+/// `secrets` are the destination's, one or more, newest first: `webhook-signature` carries
+/// a signature with each, in that order, so during a rotation a receiver holding either
+/// the old or the new secret verifies.
 #[must_use]
 pub fn headers<'a>(
-    secret: &Secret,
+    secrets: &[Secret],
     out: &Outgoing<'a>,
     now: UnixSeconds,
 ) -> Vec<(&'a str, String)> {
@@ -47,9 +49,8 @@ pub fn headers<'a>(
         ("content-type", "application/json".to_owned()),
         ("idempotency-key", forwarded_key(out.event_id)),
     ];
-    headers.extend(sign::headers(
-        &SIGNED_AS,
-        secret,
+    headers.extend(sign::standard_webhooks_headers(
+        secrets,
         out.event_id,
         now,
         out.body,
@@ -118,7 +119,7 @@ pub fn forwarded_key(event_id: &str) -> String {
 mod tests {
     use super::*;
     use crate::time::Seconds;
-    use crate::verify::Verifier;
+    use crate::verify::{Scheme, Verifier};
 
     const SECRET: &str = "whsec_CVHbIk2dr2WGJQt+GtI9aPv40fJj6c7VgJDfaj3hJc4=";
     const NOW: UnixSeconds = UnixSeconds(1_791_270_400);
@@ -139,7 +140,7 @@ mod tests {
     #[test]
     fn the_headers_carry_the_key_a_verifiable_signature_the_source_and_the_attempt() {
         let body = br#"{"id":"evt_1"}"#;
-        let h = headers(&secret(), &out(body), NOW);
+        let h = headers(&[secret()], &out(body), NOW);
         let get = |name: &str| h.iter().find(|(k, _)| *k == name).map(|(_, v)| v.as_str());
         assert_eq!(get("idempotency-key"), Some("\"evt_1\""));
         assert_eq!(get("webhook-id"), Some("evt_1"));
@@ -156,9 +157,29 @@ mod tests {
     }
 
     #[test]
+    fn two_secrets_sign_in_one_header_newest_first_and_either_verifies_alone() {
+        let body = br#"{"id":"evt_1"}"#;
+        let new = Scheme::StandardWebhooks
+            .parse_secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+            .unwrap();
+        let h = headers(&[new.clone(), secret()], &out(body), NOW);
+        let signature = &h.iter().find(|(k, _)| *k == "webhook-signature").unwrap().1;
+        let each = |s: &Secret| sign::standard_webhooks(s, "evt_1", NOW, body);
+        assert_eq!(*signature, format!("{} {}", each(&new), each(&secret())));
+        let owned: Vec<(String, String)> = h
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect();
+        for alone in [new, secret()] {
+            let v = Verifier::new(Scheme::StandardWebhooks, vec![alone], Seconds(300)).unwrap();
+            assert!(v.verify(&owned, body, NOW).is_ok());
+        }
+    }
+
+    #[test]
     fn a_queue_message_carries_the_id_the_headers_and_the_body_as_text() {
         let body = "{\"id\":\"evt_1\",\"note\":\"caf\u{e9} \\\"q\\\"\"}".as_bytes();
-        let h = headers(&secret(), &out(body), NOW);
+        let h = headers(&[secret()], &out(body), NOW);
         let m: Value = serde_json::from_str(&queue_message(&h, &out(body)).unwrap()).unwrap();
         assert_eq!(m["event_id"], "evt_1");
         assert_eq!(m["source"], "cockpit");

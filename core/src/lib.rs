@@ -99,6 +99,7 @@ pub mod verify;
 pub mod decide;
 pub mod drain;
 pub mod entity;
+pub mod filter;
 pub mod forward;
 pub mod outbox;
 pub mod packing;

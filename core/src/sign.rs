@@ -20,10 +20,53 @@ pub fn standard_webhooks(
     timestamp: UnixSeconds,
     body: &[u8],
 ) -> String {
-    let tag = standard_webhooks_mac(secret, msg_id, &timestamp.to_string(), body)
-        .finalize()
-        .into_bytes();
-    format!("v1,{}", BASE64.encode(tag))
+    standard_webhooks_each(std::slice::from_ref(secret), msg_id, timestamp, body)
+}
+
+/// [`standard_webhooks`] with each of `secrets`: their `v1,<base64>` signatures in the
+/// order given, separated by spaces (`"v1,<sig1> v1,<sig2>"`), as Svix sends them during a
+/// key rotation, so a receiver that holds any one of the secrets verifies. No secrets give
+/// an empty value, which no receiver verifies.
+#[must_use]
+pub fn standard_webhooks_each(
+    secrets: &[Secret],
+    msg_id: &str,
+    timestamp: UnixSeconds,
+    body: &[u8],
+) -> String {
+    let timestamp = timestamp.to_string();
+    let mut value = String::new();
+    for secret in secrets {
+        if !value.is_empty() {
+            value.push(' ');
+        }
+        let tag = standard_webhooks_mac(secret, msg_id, &timestamp, body)
+            .finalize()
+            .into_bytes();
+        value.push_str("v1,");
+        value.push_str(&BASE64.encode(tag));
+    }
+    value
+}
+
+/// The three Standard Webhooks headers for `body`: `webhook-id` (`id`), `webhook-timestamp`
+/// and `webhook-signature`, signed with each of `secrets` in the order given
+/// ([`standard_webhooks_each`]).
+#[must_use]
+pub fn standard_webhooks_headers(
+    secrets: &[Secret],
+    id: &str,
+    timestamp: UnixSeconds,
+    body: &[u8],
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("webhook-id", id.to_owned()),
+        ("webhook-timestamp", timestamp.to_string()),
+        (
+            "webhook-signature",
+            standard_webhooks_each(secrets, id, timestamp, body),
+        ),
+    ]
 }
 
 /// Stripe `Stripe-Signature` header value for payload `{t}.{body}`: `"t=<timestamp>,v1=<hex>"`.
@@ -57,14 +100,9 @@ pub fn headers<'s>(
     body: &[u8],
 ) -> Vec<(&'s str, String)> {
     match scheme {
-        Scheme::StandardWebhooks => vec![
-            ("webhook-id", id.to_owned()),
-            ("webhook-timestamp", timestamp.to_string()),
-            (
-                "webhook-signature",
-                standard_webhooks(secret, id, timestamp, body),
-            ),
-        ],
+        Scheme::StandardWebhooks => {
+            standard_webhooks_headers(std::slice::from_ref(secret), id, timestamp, body)
+        }
         Scheme::Stripe => vec![("stripe-signature", stripe(secret, timestamp, body))],
         Scheme::GitHub => vec![("x-hub-signature-256", github(secret, body))],
         Scheme::Shopify | Scheme::Slack | Scheme::Hmac(_) => match scheme.spec() {

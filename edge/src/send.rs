@@ -31,10 +31,7 @@ pub async fn attempt(
     secrets: &[Secret],
     out: Outgoing<'_>,
 ) -> AttemptResult {
-    let Some(secret) = secrets.first() else {
-        return AttemptResult::NetworkError;
-    };
-    let headers = forward::headers(secret, &out, clock::now());
+    let headers = forward::headers(secrets, &out, clock::now());
     match target.destination {
         Destination::Url(url) => match post(url, &headers, out.body, target) {
             Some((req, signal)) => {
