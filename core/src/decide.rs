@@ -161,14 +161,15 @@ pub enum Plan {
 }
 
 impl Plan {
-    /// The plan a source's configuration asks for.
+    /// The plan a source's configuration asks for an event of type `event_type`: a claim
+    /// when its synchronous destination takes that type.
     #[must_use]
-    pub fn for_source(source: &SourceConfig) -> Plan {
+    pub fn for_source(source: &SourceConfig, event_type: &str) -> Plan {
         match source.sync_destination() {
-            Some(d) => Plan::Claim {
+            Some(d) if d.filter.admits(event_type) => Plan::Claim {
                 lease: d.forward.lease,
             },
-            None => Plan::Apply {
+            _ => Plan::Apply {
                 forward: !source.destinations.is_empty(),
             },
         }
@@ -474,7 +475,9 @@ fn apply<'e>(
     release: Option<Write<'e>>,
 ) -> Decision<'e> {
     let event = d.event;
-    let queued = |to: &&'e DestinationConfig| forward && to.forward.mode == ForwardMode::Async;
+    let queued = |to: &&'e DestinationConfig| {
+        forward && to.forward.mode == ForwardMode::Async && to.filter.admits(event.kind().as_str())
+    };
     let enqueued = d.source.destinations.iter().any(|to| queued(&to));
     let mut writes = Vec::with_capacity(4);
     // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.

@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 
 use common::model::{Model, OutboxRow};
 use common::*;
-use hookonce_core::config::DestinationConfig;
+use hookonce_core::config::{DestinationConfig, SourceConfig};
 use hookonce_core::decide::{Outcome, Plan};
 use hookonce_core::drain::{self, Drain, RUN_LIMIT};
 use hookonce_core::event::Version;
@@ -383,9 +383,15 @@ fn check(events: Vec<Signed>, script: Vec<Step>) -> Result<(), TestCaseError> {
 }
 
 /// Whether destination `d` takes events of type `kind`: the oracle, independent of the
-/// code under test.
+/// code under test, for the patterns these tests use (`*`, exact, `prefix.*`).
 fn takes(d: &DestinationConfig, kind: &str) -> bool {
-    d.types.iter().any(|t| t == "*" || t == kind)
+    d.types.iter().any(|t| match t.strip_suffix(".*") {
+        _ if t == "*" || t == kind => true,
+        Some(prefix) => kind
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('.')),
+        None => false,
+    })
 }
 
 proptest! {
@@ -399,15 +405,23 @@ proptest! {
     }
 
     #[test]
-    fn each_destination_gets_each_event_it_takes_in_order_whatever_the_others_do(
+    fn each_destination_gets_each_event_its_filter_takes_in_order_whatever_the_others_do(
         (times, script) in scenario()
     ) {
-        let source = cockpit_forwarding("destinations", json!({
-            "app": { "url": "https://app.example/hooks" },
-            "audit": { "queue": "AUDIT" },
-        }));
+        let source = SourceConfig::from_json("cockpit", &json!({
+            "scheme": "standard-webhooks",
+            "secrets": ["COCKPIT_SECRET"],
+            "effects": { "cardholder.updated": "snapshot", "cardholder.frozen": "snapshot" },
+            "destinations": {
+                "app": { "url": "https://app.example/hooks", "types": ["cardholder.*"] },
+                "audit": { "queue": "AUDIT", "types": ["cardholder.frozen"] },
+            },
+        })).unwrap();
         let events = times.iter().enumerate().map(|(i, t)| {
-            let body = snapshot(&format!("evt_{i}"), "card_1", *t, &format!("s{i}"));
+            let mut body = snapshot(&format!("evt_{i}"), "card_1", *t, &format!("s{i}"));
+            if i % 3 == 0 {
+                body["type"] = json!("cardholder.frozen");
+            }
             parse_signed(&source, &body).unwrap()
         });
         check(events.collect(), script)?;

@@ -303,7 +303,11 @@ impl EntityObject {
             headers,
             body,
         };
-        let mut ingest = Ingest::new(delivery, Plan::for_source(&source.config), now);
+        let mut ingest = Ingest::new(
+            delivery,
+            Plan::for_source(&source.config, event.kind().as_str()),
+            now,
+        );
         let mut command = ingest.start(self.known(&self.store.known_version()));
         loop {
             command = match command {

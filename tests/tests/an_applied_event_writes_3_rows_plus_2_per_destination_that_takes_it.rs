@@ -8,11 +8,12 @@ use hookonce_e2e::unix_now;
 use serde_json::json;
 
 #[test]
-fn two_destinations_add_4_rows_to_an_applied_snapshot_and_none_to_a_copy() {
+fn two_destinations_of_three_take_a_snapshot_and_add_4_rows_and_none_to_a_copy() {
     let o = Origin::start();
     let w = origin::worker_to(json!({
         "billing": { "url": o.url("/billing") },
-        "audit": { "url": o.url("/audit") },
+        "audit": { "url": o.url("/audit"), "types": ["item.*"] },
+        "payments": { "url": o.url("/payments"), "types": ["payment.*"] },
     }));
     for i in 0..3 {
         let id = format!("evt_rows_{i}");

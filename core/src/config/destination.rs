@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::forward::{forward_fields, is_binding_name, parse_forward};
 use super::{ConfigError, FieldError, Forward, ForwardMode, Reader};
+use crate::filter::Filter;
 
 /// The name of the destination a source's `forward` table configures, and of outbox rows
 /// that name none (written before sources had several).
@@ -30,6 +31,8 @@ pub struct DestinationConfig {
     pub forward: Forward,
     /// The event-type patterns it takes, as configured (`types`; default `["*"]`).
     pub types: Vec<String>,
+    /// Those patterns, parsed: whether it takes an event of a type.
+    pub filter: Filter,
     /// The bindings of the Standard Webhooks secrets that sign what it is sent, newest
     /// first (`secrets`): while two are listed, each message carries both signatures.
     pub secrets: Vec<String>,
@@ -62,6 +65,7 @@ pub(super) fn parse_destinations(r: &mut Reader) -> Result<Vec<DestinationConfig
                 forward: parse_forward(&path, v)?,
                 path,
                 types: vec![ALL_TYPES.to_owned()],
+                filter: Filter::all(),
                 secrets: vec![DEFAULT_SIGNING_SECRET.to_owned()],
             }]);
         }
@@ -101,8 +105,9 @@ fn parse_destination(
 ) -> Result<DestinationConfig, ConfigError> {
     let mut r = Reader::new(path.clone(), value)?;
     let forward = forward_fields(&path, &mut r)?;
-    let types = names(&mut r, "types", |t| !t.is_empty() && t.len() <= 256)?
-        .unwrap_or_else(|| vec![ALL_TYPES.to_owned()]);
+    let types = names(&mut r, "types", |_| true)?.unwrap_or_else(|| vec![ALL_TYPES.to_owned()]);
+    let filter = Filter::parse(types.iter().map(String::as_str))
+        .map_err(|e| r.refused("types", FieldError::Pattern(e)))?;
     let secrets = names(&mut r, "secrets", is_binding_name)?
         .unwrap_or_else(|| vec![DEFAULT_SIGNING_SECRET.to_owned()]);
     r.finish()?;
@@ -111,6 +116,7 @@ fn parse_destination(
         path,
         forward,
         types,
+        filter,
         secrets,
     })
 }
@@ -175,6 +181,10 @@ mod tests {
         assert_eq!(analytics.path, "stripe.destinations.analytics");
         let billing = s.destination("billing").unwrap();
         assert_eq!(billing.types, ["invoice.*"]);
+        assert!(
+            billing.filter.admits("invoice.paid") && !billing.filter.admits("customer.created")
+        );
+        assert!(analytics.filter.admits("customer.created"));
         assert_eq!(billing.secrets, ["BILLING_SECRET", "BILLING_SECRET_OLD"]);
         assert_eq!(billing.forward.timeout.0, 5);
         assert_eq!(s.sync_destination(), None);
@@ -222,10 +232,17 @@ mod tests {
             ),
             "stripe.destinations.b.mode: at most one destination of a source may be sync"
         );
-        for bad in [json!([]), json!("invoice.*"), json!([""]), json!([7])] {
+        for bad in [json!([]), json!("invoice.*"), json!([7])] {
             assert_eq!(
                 d(json!({"billing": {"queue": "Q", "types": bad}})),
                 "stripe.destinations.billing.types: expected a non-empty list of event-type patterns"
+            );
+        }
+        for bad in ["inv*", "", "a..b", "!*"] {
+            let e = d(json!({"billing": {"queue": "Q", "types": ["invoice.paid", bad]}}));
+            assert!(
+                e.starts_with("stripe.destinations.billing.types: "),
+                "{bad:?}: {e}"
             );
         }
         for bad in [json!([]), json!(["not-a-binding"]), json!("S")] {
