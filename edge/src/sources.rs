@@ -287,7 +287,12 @@ fn signing_secrets(env: &Env, d: &DestinationConfig) -> Result<Vec<Secret>, Stri
             })?;
             Scheme::StandardWebhooks
                 .parse_secret(value.trim())
-                .map_err(|e| format!("{}.secrets: binding {binding}: {e}", d.path))
+                .map_err(|e| {
+                    format!(
+                        "{}.secrets: binding {binding}: {e} (expected whsec_ and base64)",
+                        d.path
+                    )
+                })
         })
         .collect()
 }
