@@ -473,6 +473,20 @@ pub fn deliver(w: &crate::Worker, id: &str, entity: &str) -> (crate::Resp, Vec<u
     (deliver_body(w, id, &body), body)
 }
 
+/// Asserts that `w` accepts nothing, signed or not: each delivery gets the 500
+/// `configuration` problem, whose log line names each of `named`.
+pub fn assert_accepts_nothing(w: &crate::Worker, named: &[&str]) {
+    let (signed, body) = deliver(w, "evt_cfg_1", "ent_cfg");
+    let unsigned = w.post(
+        &format!("/webhooks/{SOURCE}"),
+        &[("content-type", "application/json")],
+        &body,
+    );
+    for r in [signed, unsigned] {
+        crate::events::assert_misconfigured(w, &r, named);
+    }
+}
+
 /// `GET /entities/acme/{entity}` with the admin token.
 pub fn entity(w: &crate::Worker, entity: &str) -> crate::Resp {
     crate::events::admin_get(w, &format!("/entities/{SOURCE}/{entity}"))

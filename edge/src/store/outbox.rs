@@ -87,6 +87,14 @@ pub struct Due {
 const FIRST_OF_ITS_DESTINATION: &str = "NOT EXISTS (SELECT 1 FROM outbox p
        WHERE p.status = o.status AND p.seq < o.seq AND p.dest_name IS o.dest_name)";
 
+/// The condition on a row `o` that [`Order`] lets go next, among the due ones.
+fn first_only(order: Order) -> &'static str {
+    match order {
+        Order::HeadOfLine => FIRST_OF_ITS_DESTINATION,
+        Order::EachDue => "1",
+    }
+}
+
 /// The next row to send ([`Order`]): the first pending row after `after` that is due at
 /// `now`; for [`Order::HeadOfLine`], only one that is its destination's first pending row.
 pub fn head(
@@ -113,10 +121,7 @@ pub fn head(
                 o.next_attempt_at, o.destination, o.dest_name, b.codec, b.body
          FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id";
     let pending = text(OutboxStatus::Pending.as_str());
-    let first_only = match order {
-        Order::HeadOfLine => FIRST_OF_ITS_DESTINATION,
-        Order::EachDue => "1",
-    };
+    let first_only = first_only(order);
     let row: Option<Pending> = first(
         sql,
         &format!(
@@ -187,10 +192,7 @@ pub fn earliest(sql: &SqlStorage, order: Order) -> worker::Result<Option<UnixSec
             at: Option<i64>,
         }
     }
-    let first_only = match order {
-        Order::HeadOfLine => FIRST_OF_ITS_DESTINATION,
-        Order::EachDue => "1",
-    };
+    let first_only = first_only(order);
     let at: Option<At> = first(
         sql,
         &format!(
