@@ -1,4 +1,5 @@
-//! Loads the sources from `HOOKONCE_SOURCES` and their secrets, once per isolate.
+//! Loads the sources from `HOOKONCE_SOURCES` and their secrets, each destination's signing
+//! secrets among them, once per isolate.
 //!
 //! A configuration error is kept and answered on every request (500): hookonce never falls
 //! back to accepting unsigned input. The error names fields and bindings, so it is logged
