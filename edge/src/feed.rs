@@ -173,6 +173,7 @@ fn dead(store: &FeedStore, source: &str) -> Result<Response> {
             json!({
                 "entity": has_entity.then_some(&r.entity),
                 "event_id": r.event_id,
+                "destination": r.destination,
                 "attempts": r.attempts,
                 "last_result": r.last_result,
                 "dead_at": r.at,

@@ -46,6 +46,9 @@ fn its_pending_rows_become_dead_letters_naming_the_reason() {
         "nothing went to billing once it was removed"
     );
     let dead = origin::wait_dead(&w, |dead| dead.len() >= 3);
-    let reasons: Vec<&Value> = dead.iter().map(|d| &d["last_result"]).collect();
-    assert_eq!(reasons, [&json!("destination removed"); 3], "{dead:#?}");
+    for d in &dead {
+        assert_eq!(d["last_result"], "destination removed", "{d}");
+        assert_eq!(d["destination"], "billing", "{d}");
+    }
+    assert_eq!(dead.len(), 3, "{dead:#?}");
 }

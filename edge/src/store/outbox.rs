@@ -367,6 +367,7 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
     row! {
         struct Dead {
             event_id: String,
+            destination: String,
             attempts: i64,
             last_result: Option<String>,
             done_at: i64,
@@ -374,9 +375,13 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
     }
     let rows: Vec<Dead> = sql
         .exec_raw(
-            "SELECT event_id, attempts, last_result, done_at FROM outbox
-             WHERE status = ? AND done_at >= ?",
-            vec![text(OutboxStatus::Dead.as_str()), int(since.0)],
+            "SELECT event_id, COALESCE(dest_name, ?3) AS destination, attempts, last_result,
+               done_at FROM outbox WHERE status = ?1 AND done_at >= ?2",
+            vec![
+                text(OutboxStatus::Dead.as_str()),
+                int(since.0),
+                text(DEFAULT_DESTINATION),
+            ],
         )?
         .all()?;
     Ok(rows
@@ -384,6 +389,7 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
         .map(|r| DeadLetter {
             entity: None,
             event_id: r.event_id,
+            destination: r.destination,
             attempts: u32::try_from(r.attempts).unwrap_or_default(),
             last_result: r.last_result.unwrap_or_default(),
             at: r.done_at,

@@ -384,7 +384,8 @@ pub struct Step {
 /// `raw_bodies`, bodies were kept in `bodies` (`WITHOUT ROWID`: each 1 KiB body in an
 /// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
 /// row written per body); `events` and `outbox` had no `body_seq`. An outbox (or its
-/// placeholder view) made before destinations had names gains `dest_name`.
+/// placeholder view) made before destinations had names gains `dest_name`, and a feed's
+/// `dead` table moves into `dead_letters`, whose key names the destination.
 pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     let step = |sql| Step {
         sql,
@@ -398,6 +399,15 @@ pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     if has(OUTBOX_VIEW_WITHOUT_DEST) {
         steps.push(step("DROP VIEW outbox"));
         steps.push(step(outbox_view!()));
+    }
+    // A feed's dead letters from before destinations had names: each is `default`'s.
+    if has("dead") {
+        steps.push(step(
+            "INSERT OR IGNORE INTO dead_letters
+               (entity, event_id, destination, attempts, last_result, at)
+             SELECT entity, event_id, 'default', attempts, last_result, at FROM dead",
+        ));
+        steps.push(step("DROP TABLE dead"));
     }
     steps
 }
