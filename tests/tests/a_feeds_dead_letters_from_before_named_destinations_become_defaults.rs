@@ -11,7 +11,7 @@ mod schema;
 #[allow(dead_code)]
 mod statements;
 
-use hookonce_e2e::raw::first_column;
+use hookonce_e2e::raw::{first_column, upgrade};
 use rusqlite::Connection;
 use schema::Open;
 
@@ -20,13 +20,7 @@ fn start(c: &mut Connection) -> Open {
     let names = first_column(c, schema::SCHEMA_OBJECTS);
     let open = schema::open(&[statements::SCHEMA], |n| names.iter().any(|x| x == n));
     if let Open::Upgrade(steps) = &open {
-        c.execute_batch(statements::SCHEMA).unwrap();
-        let tx = c.transaction().unwrap();
-        for step in steps {
-            tx.execute_batch(step.sql)
-                .unwrap_or_else(|e| panic!("{}: {e}", step.sql));
-        }
-        tx.commit().unwrap();
+        upgrade(c, &[statements::SCHEMA], steps.iter().map(|s| s.sql));
     }
     open
 }

@@ -8,7 +8,7 @@
 #[allow(dead_code, unreachable_pub)]
 mod schema;
 
-use hookonce_e2e::raw::first_column;
+use hookonce_e2e::raw::{first_column, upgrade};
 use rusqlite::Connection;
 use schema::Open;
 
@@ -33,13 +33,7 @@ fn start(c: &mut Connection) -> Open {
     let names = first_column(c, schema::SCHEMA_OBJECTS);
     let open = schema::open(&schema::ENTITY_SCHEMAS, |n| names.iter().any(|x| x == n));
     if let Open::Upgrade(steps) = &open {
-        c.execute_batch(&schema::ENTITY_SCHEMAS.concat()).unwrap();
-        let tx = c.transaction().unwrap();
-        for step in steps {
-            tx.execute_batch(step.sql)
-                .unwrap_or_else(|e| panic!("{}: {e}", step.sql));
-        }
-        tx.commit().unwrap();
+        upgrade(c, &schema::ENTITY_SCHEMAS, steps.iter().map(|s| s.sql));
     }
     open
 }
