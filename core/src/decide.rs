@@ -16,7 +16,7 @@
 
 use std::fmt;
 
-use crate::config::{FieldSource, ForwardMode, SourceConfig};
+use crate::config::{DestinationConfig, FieldSource, ForwardMode, SourceConfig};
 use crate::event::{Effect, Event, EventId, EventType, Version};
 use crate::packing::{pack, Packed};
 use crate::retention::{first_prune, Lifetimes};
@@ -143,7 +143,8 @@ pub struct Stored {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 // Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
 pub enum Plan {
-    /// Apply now; if `forward`, enqueue the outbox entry in the same unit.
+    /// Apply now; if `forward`, enqueue one outbox row per asynchronous destination that
+    /// takes the event, in the same unit.
     Apply {
         /// Whether the source forwards events.
         forward: bool,
@@ -154,18 +155,23 @@ pub enum Plan {
         lease: Seconds,
     },
     /// The synchronous call succeeded: apply, and clear the claim if it is still ours.
-    /// Nothing is enqueued; the destination has the event already.
+    /// The synchronous destination has the event already; the asynchronous ones that take
+    /// it get one outbox row each.
     Commit,
 }
 
 impl Plan {
-    /// The plan a source's configuration asks for.
+    /// The plan a source's configuration asks for an event of type `event_type`: a claim
+    /// when its synchronous destination takes that type.
     #[must_use]
-    pub fn for_source(source: &SourceConfig) -> Plan {
-        match &source.forward {
-            None => Plan::Apply { forward: false },
-            Some(f) if f.mode == ForwardMode::Async => Plan::Apply { forward: true },
-            Some(f) => Plan::Claim { lease: f.lease },
+    pub fn for_source(source: &SourceConfig, event_type: &str) -> Plan {
+        match source.sync_destination() {
+            Some(d) if d.filter.admits(event_type) => Plan::Claim {
+                lease: d.forward.lease,
+            },
+            _ => Plan::Apply {
+                forward: !source.destinations.is_empty(),
+            },
         }
     }
 }
@@ -212,12 +218,14 @@ pub enum Write<'e> {
         /// The body as stored ([`pack`]).
         body: Packed<'e>,
     },
-    /// Enqueue the event for forwarding to the source's destination.
+    /// Enqueue the event for forwarding to one of the source's destinations.
     Enqueue {
         /// The event id.
         event_id: &'e EventId,
         /// The source it came from.
         source: &'e str,
+        /// The destination's name.
+        destination: &'e str,
     },
     /// Take (or take over) the entity's claim: replace its row.
     Claim(Claim),
@@ -410,7 +418,7 @@ pub fn decide<'e>(d: Delivery<'e>, stored: &Stored, plan: Plan, now: UnixSeconds
                     event_id: event.id(),
                     until: l.until,
                 });
-            apply(d, version, false, release)
+            apply(d, version, true, release)
         }
     }
 }
@@ -463,13 +471,17 @@ fn record(event: &Event, outcome: Outcome) -> Write<'_> {
 fn apply<'e>(
     d: Delivery<'e>,
     version: Option<Version>,
-    enqueue: bool,
+    forward: bool,
     release: Option<Write<'e>>,
 ) -> Decision<'e> {
     let event = d.event;
+    let queued = |to: &&'e DestinationConfig| {
+        forward && to.forward.mode == ForwardMode::Async && to.filter.admits(event.kind().as_str())
+    };
+    let enqueued = d.source.destinations.iter().any(|to| queued(&to));
     let mut writes = Vec::with_capacity(4);
     // The outbox sends the stored body, so a forwarded event keeps it whatever the setting.
-    if d.source.keeps_bodies() || enqueue {
+    if d.source.keeps_bodies() || enqueued {
         writes.push(Write::Body {
             event_id: event.id(),
             headers: replay_headers(d.source, event.id(), d.headers),
@@ -489,17 +501,19 @@ fn apply<'e>(
         }),
         Effect::Notify => {}
     }
-    if enqueue {
-        writes.push(Write::Enqueue {
-            event_id: event.id(),
-            source: &d.source.name,
-        });
-    }
+    writes.extend(
+        d.source
+            .destinations
+            .iter()
+            .filter(queued)
+            .map(|to| Write::Enqueue {
+                event_id: event.id(),
+                source: &d.source.name,
+                destination: &to.name,
+            }),
+    );
     writes.extend(release);
-    Decision::Apply {
-        writes,
-        enqueued: enqueue,
-    }
+    Decision::Apply { writes, enqueued }
 }
 
 /// The write that ends a failed synchronous call's hold on the claim: only while it is

@@ -4,35 +4,39 @@
 //!
 //! An alarm invocation starts a run ([`Drain::alarm`]); the adapter carries out each
 //! [`Command`] and passes what came of it to [`Drain::handle`], until [`Command::Done`]:
-//! - [`Command::ReadHead`]: read the next row ([`Read`]: an entity's first pending row; a
-//!   bucket's next due row after the last one this run read) and hand it over at once,
-//!   with no `.await` in between. What is due for it ([`step`]) decides the rest. A
-//!   bucket with no due row left reads when its next one is due ([`Command::ReadEarliest`])
-//!   and sets the alarm for it.
+//! - [`Command::ReadHead`]: read the next row ([`Read`]: after the last row this run read,
+//!   an entity's next due row that is the first pending row of its destination; a
+//!   bucket's next due row) and hand it over at once, with no `.await` in between. What is
+//!   due for it ([`step`]) decides the rest. With no due row left, the run reads when the
+//!   next one is due ([`Command::ReadEarliest`]) and sets the alarm for it.
 //! - [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
 //!   row's [`Transition`] ([`after_attempt`]).
 //! - [`Command::Write`]: the transition, applied only while the row is still pending with
 //!   the attempts it was read with (one conditional `UPDATE`).
 //! - [`Command::Sync`]: made durable before anything else goes out; then the next
-//!   [`Command::ReadHead`], or, after a failed attempt of an entity's row,
-//!   [`Command::SetAlarm`] for its retry (head of line: the later rows wait, so the
-//!   application sees the entity in order). A bucket's events have no order among them
+//!   [`Command::ReadHead`]. After a failed attempt of an entity's row, the later rows of
+//!   its destination wait for its retry (head of line per destination: each destination
+//!   sees the entity in order), and the run goes on to the other destinations' heads
+//!   ([`Order::HeadOfLine`]). A bucket's events have no order among them
 //!   ([`Order::EachDue`]): it goes on to its next due row.
 //!
 //! What this sequencing guarantees, whatever the runtime does with alarms:
 //! - **One run at a time.** An alarm that fires while a run is under way starts none: it
-//!   sets the alarm again [`BUSY_RETRY`] later, and the run, which reads the head again
-//!   before each row, finds whatever that alarm was for. A run older than [`RUN_LIMIT`]
-//!   cannot be alive (the runtime ends an alarm handler by then), so a new alarm takes over,
-//!   and the old run's later steps are refused ([`Command::Done`]).
+//!   sets the alarm again [`BUSY_RETRY`] later, and the run, which reads again before each
+//!   row, finds whatever that alarm was for. A run older than [`RUN_LIMIT`] cannot be alive
+//!   (the runtime ends an alarm handler by then), so a new alarm takes over, and the old
+//!   run's later steps are refused ([`Command::Done`]).
 //! - **A row is sent as it was read just now.** [`Command::Send`] only ever answers the
 //!   [`Input::Head`] read in the same turn; after every `.await` the next step reads again.
 //! - **A finished row is never sent again, and no retry is set for it.** A write that finds
-//!   its row no longer pending with the attempts it read applies nothing; the run reads the
-//!   head again instead of acting on what it wrote.
+//!   its row no longer pending with the attempts it read applies nothing; the run reads on
+//!   instead of acting on what it wrote.
+//! - **A row is never sent while an earlier row of its destination is pending**, so an
+//!   older event never reaches a destination after a newer one's first send; one
+//!   destination's failures hold back none of the others.
 
 use crate::outbox::{after_attempt, step, Head, Order, Step, Transition};
-use crate::retry::{AttemptResult, Schedule};
+use crate::retry::{AttemptResult, DeadReason, Schedule};
 use crate::time::{Seconds, UnixSeconds};
 
 /// How long after it started a run is known to be over: the runtime ends an alarm handler
@@ -67,7 +71,7 @@ struct Current {
     run: Run,
     started: UnixSeconds,
     order: Order,
-    /// The `seq` of the last row this run read: a bucket's next read starts after it.
+    /// The `seq` of the last row this run read: the next read starts after it.
     after: i64,
     waiting: Waiting,
 }
@@ -76,7 +80,7 @@ impl Current {
     /// This run's next read.
     fn read(&self) -> Read {
         match self.order {
-            Order::HeadOfLine => Read::Head,
+            Order::HeadOfLine => Read::HeadAfter(self.after),
             Order::EachDue => Read::DueAfter(self.after),
         }
     }
@@ -88,8 +92,8 @@ enum Waiting {
     Head,
     Earliest,
     Sent(Head),
-    Written(Option<UnixSeconds>),
-    Synced(Option<UnixSeconds>),
+    Written,
+    Synced,
     AlarmSet,
 }
 
@@ -101,8 +105,9 @@ pub struct Run(u64);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 // Exhaustive: the edge carries out every variant, one arm each; a new one must fail its build.
 pub enum Read {
-    /// The first pending row in `seq` order ([`Order::HeadOfLine`]).
-    Head,
+    /// The first pending row after this `seq` that is due now and is its destination's
+    /// first pending row ([`Order::HeadOfLine`]).
+    HeadAfter(i64),
     /// The first pending row after this `seq` that is due now ([`Order::EachDue`]).
     DueAfter(i64),
 }
@@ -115,8 +120,9 @@ pub enum Command<T> {
     /// Read the row [`Read`] names, and hand it to [`Drain::handle`] as [`Input::Head`] with
     /// no `.await` in between.
     ReadHead(Read),
-    /// Read when the first pending row is due; then [`Input::Earliest`].
-    ReadEarliest,
+    /// Read when the first pending row that [`Order`] lets go next is due (an entity's:
+    /// the earliest of its destinations' first pending rows); then [`Input::Earliest`].
+    ReadEarliest(Order),
     /// Send the row just read, as attempt number `attempt`, with `via`; then
     /// [`Input::Sent`].
     Send {
@@ -145,12 +151,12 @@ pub enum Command<T> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Input<'s, T> {
-    /// What [`Command::ReadHead`] found at `now`: the first pending row, with what sending
-    /// it takes (`None` when some of it is gone: no destination, secret or body), or `None`
-    /// when no row is pending.
+    /// What [`Command::ReadHead`] found at `now`: the row, with what sending it takes
+    /// (or why it never can: its destination removed, its secret or body gone), or `None`
+    /// when no such row is pending.
     Head {
         /// The row and its means of sending.
-        row: Option<(Head, Option<T>)>,
+        row: Option<(Head, Result<T, DeadReason>)>,
         /// The adapter's clock.
         now: UnixSeconds,
     },
@@ -222,10 +228,10 @@ impl Drain {
         }
         let read = current.read();
         let (waiting, command) = match (&current.waiting, input) {
-            (Waiting::Head, Input::Head { row: None, .. }) => match current.order {
-                Order::HeadOfLine => (None, Command::Done),
-                Order::EachDue => (Some(Waiting::Earliest), Command::ReadEarliest),
-            },
+            (Waiting::Head, Input::Head { row: None, .. }) => (
+                Some(Waiting::Earliest),
+                Command::ReadEarliest(current.order),
+            ),
             (Waiting::Earliest, Input::Earliest(Some(at))) => {
                 (Some(Waiting::AlarmSet), Command::SetAlarm(at))
             }
@@ -239,7 +245,7 @@ impl Drain {
             ) => match step(&head, via, now) {
                 Step::WaitUntil(at) => (Some(Waiting::AlarmSet), Command::SetAlarm(at)),
                 Step::Dead(transition) => (
-                    Some(Waiting::Written(None)),
+                    Some(Waiting::Written),
                     Command::Write {
                         transition,
                         if_attempts: head.attempts,
@@ -259,15 +265,9 @@ impl Drain {
                 },
             ) => {
                 let transition = after_attempt(head, schedule, &result, now, jitter);
-                let retry = match transition {
-                    Transition::Retry {
-                        next_attempt_at, ..
-                    } => Some(next_attempt_at),
-                    Transition::Finish { .. } => None,
-                };
                 let if_attempts = head.attempts;
                 (
-                    Some(Waiting::Written(retry)),
+                    Some(Waiting::Written),
                     Command::Write {
                         transition,
                         if_attempts,
@@ -275,19 +275,14 @@ impl Drain {
                 )
             }
             // The row moved on without this run: nothing was written, so read again.
-            (Waiting::Written(_), Input::Written { applied: false }) => {
+            (Waiting::Written, Input::Written { applied: false }) => {
                 (Some(Waiting::Head), Command::ReadHead(read))
             }
-            (Waiting::Written(retry), Input::Written { applied: true }) => {
-                (Some(Waiting::Synced(*retry)), Command::Sync)
+            (Waiting::Written, Input::Written { applied: true }) => {
+                (Some(Waiting::Synced), Command::Sync)
             }
-            (Waiting::Synced(None), Input::Synced) => {
-                (Some(Waiting::Head), Command::ReadHead(read))
-            }
-            (Waiting::Synced(Some(at)), Input::Synced) => match current.order {
-                Order::HeadOfLine => (Some(Waiting::AlarmSet), Command::SetAlarm(*at)),
-                Order::EachDue => (Some(Waiting::Head), Command::ReadHead(read)),
-            },
+            // A retry's row is behind this run's reads: the final ReadEarliest finds it.
+            (Waiting::Synced, Input::Synced) => (Some(Waiting::Head), Command::ReadHead(read)),
             (Waiting::AlarmSet, Input::AlarmSet) => (None, Command::Done),
             // An answer to a command this run was not given: the adapter's bug. The run
             // ends; the alarm, which it did not set, fires again if work is left.
@@ -348,7 +343,7 @@ mod tests {
 
     fn read(row: Option<Head>) -> Input<'static, ()> {
         Input::Head {
-            row: row.map(|h| (h, Some(()))),
+            row: row.map(|h| (h, Ok(()))),
             now: NOW,
         }
     }
@@ -359,10 +354,10 @@ mod tests {
             d.handle::<()>(run, Input::Written { applied: true }),
             Command::Sync
         );
-        assert_eq!(
+        assert!(matches!(
             d.handle::<()>(run, Input::Synced),
-            Command::ReadHead(Read::Head)
-        );
+            Command::ReadHead(Read::HeadAfter(_))
+        ));
     }
 
     #[test]
@@ -370,7 +365,7 @@ mod tests {
         let s = Schedule::default();
         let mut d = Drain::default();
         let (run, first) = d.alarm::<()>(NOW, Order::HeadOfLine);
-        assert_eq!(first, Command::ReadHead(Read::Head));
+        assert_eq!(first, Command::ReadHead(Read::HeadAfter(0)));
         assert_eq!(
             d.handle(run, read(Some(head(1, 0, 900)))),
             Command::Send {
@@ -387,12 +382,16 @@ mod tests {
         };
         assert_eq!(transition.status(), OutboxStatus::Delivered);
         written_made_durable_and_read_again(&mut d, run);
-        assert_eq!(d.handle(run, read(None)), Command::Done);
+        assert_eq!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest(Order::HeadOfLine)
+        );
+        assert_eq!(d.handle::<()>(run, Input::Earliest(None)), Command::Done);
         assert!(!d.running());
     }
 
     #[test]
-    fn a_failed_attempt_sets_the_alarm_for_its_retry_after_it_is_durable() {
+    fn a_failed_head_lets_the_run_go_on_to_the_next_destinations_head_then_re_arms() {
         let s = Schedule::default();
         let mut d = Drain::default();
         let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
@@ -401,7 +400,26 @@ mod tests {
         let _ = d.handle::<()>(run, Input::Written { applied: true });
         assert_eq!(
             d.handle::<()>(run, Input::Synced),
-            Command::SetAlarm(NOW.plus(Seconds(5)))
+            Command::ReadHead(Read::HeadAfter(1)),
+            "the heads after it, not the retry's alarm"
+        );
+        assert_eq!(
+            d.handle(run, read(Some(head(2, 0, 900)))),
+            Command::Send {
+                attempt: 1,
+                via: ()
+            }
+        );
+        let _ = d.handle(run, sent(ok(), &s));
+        written_made_durable_and_read_again(&mut d, run);
+        assert_eq!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest(Order::HeadOfLine)
+        );
+        let retry = NOW.plus(Seconds(5));
+        assert_eq!(
+            d.handle::<()>(run, Input::Earliest(Some(retry))),
+            Command::SetAlarm(retry)
         );
         assert_eq!(d.handle::<()>(run, Input::AlarmSet), Command::Done);
     }
@@ -415,7 +433,7 @@ mod tests {
         let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
         assert_eq!(
             d.handle::<()>(run, Input::Written { applied: false }),
-            Command::ReadHead(Read::Head)
+            Command::ReadHead(Read::HeadAfter(1))
         );
     }
 
@@ -445,10 +463,13 @@ mod tests {
         let _ = d.handle(old, read(Some(head(1, 0, 900))));
         let later = NOW.plus(RUN_LIMIT);
         let (new, cmd) = d.alarm::<()>(later, Order::HeadOfLine);
-        assert_eq!(cmd, Command::ReadHead(Read::Head));
+        assert_eq!(cmd, Command::ReadHead(Read::HeadAfter(0)));
         assert_eq!(d.handle(old, sent(ok(), &s)), Command::Done);
         assert!(d.running());
-        assert_eq!(d.handle(new, read(None)), Command::Done);
+        assert_eq!(
+            d.handle(new, read(None)),
+            Command::ReadEarliest(Order::HeadOfLine)
+        );
     }
 
     #[test]
@@ -458,7 +479,7 @@ mod tests {
         d.abandon(run);
         assert_eq!(
             d.alarm::<()>(NOW, Order::HeadOfLine).1,
-            Command::ReadHead(Read::Head)
+            Command::ReadHead(Read::HeadAfter(0))
         );
     }
 
@@ -473,13 +494,13 @@ mod tests {
     }
 
     #[test]
-    fn a_row_that_cannot_be_sent_is_written_dead_guarded_by_its_attempts() {
+    fn a_row_whose_destination_was_removed_is_written_dead_guarded_by_its_attempts() {
         let mut d = Drain::default();
         let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
         let cmd = d.handle::<()>(
             run,
             Input::Head {
-                row: Some((head(1, 2, 900), None)),
+                row: Some((head(1, 2, 900), Err(DeadReason::DestinationRemoved))),
                 now: NOW,
             },
         );
@@ -491,6 +512,10 @@ mod tests {
             panic!("expected a dead write, got {cmd:?}");
         };
         assert_eq!(transition.status(), OutboxStatus::Dead);
+        let Transition::Finish { result, .. } = &transition else {
+            panic!("a dead row is finished");
+        };
+        assert_eq!(result, "destination removed");
         written_made_durable_and_read_again(&mut d, run);
     }
 
@@ -508,7 +533,10 @@ mod tests {
             Command::ReadHead(Read::DueAfter(3)),
             "the next due row, not the retry's alarm"
         );
-        assert_eq!(d.handle(run, read(None)), Command::ReadEarliest);
+        assert_eq!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest(Order::EachDue)
+        );
         let retry = NOW.plus(Seconds(5));
         assert_eq!(
             d.handle::<()>(run, Input::Earliest(Some(retry))),

@@ -69,7 +69,7 @@
 //! let verified = verifier.verify(&headers, body, now).unwrap();
 //! let event = Event::parse(&verified, &headers, &source.shape).unwrap();
 //! let delivery = Delivery { source: &source, event: &event, headers: &headers, body };
-//! match decide(delivery, &Stored::default(), Plan::for_source(&source), now) {
+//! match decide(delivery, &Stored::default(), Plan::for_source(&source, event.kind().as_str()), now) {
 //!     // 5. the adapter writes exactly these rows in one transaction, 6. answers 200.
 //!     Decision::Apply { writes, .. } => assert!(writes.iter().any(|w| matches!(w,
 //!         Write::Snapshot { state, .. } if *state == r#"{"id":"ch_1","status":"active"}"#))),

@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use crate::config::{Destination, SourceConfig, DEFAULT_FORWARD_TIMEOUT};
+use crate::config::{Destination, SourceConfig, DEFAULT_DESTINATION, DEFAULT_FORWARD_TIMEOUT};
 use crate::forward::MAX_QUEUE_MESSAGE;
 use crate::retry::{AttemptResult, DeadReason, Next, Schedule};
 use crate::time::{Seconds, UnixSeconds};
@@ -73,13 +73,14 @@ pub struct Head {
     pub next_attempt_at: UnixSeconds,
 }
 
-/// Which of hookonce's two signing keys signs a row. A published message and a forwarded
-/// provider event never share a key, so neither verifies as the other at the receiver.
+/// Which keys sign a row. A published message and a forwarded provider event never share
+/// a key, so neither verifies as the other at the receiver; each destination has its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 // Exhaustive: the edge reads or chooses differently for each variant; a new one must fail its build.
-pub enum SigningKey {
-    /// `HOOKONCE_FORWARD_SECRET`: events forwarded from a source.
-    Forward,
+pub enum SigningKey<'a> {
+    /// The secrets of the source's destination of this name (its `secrets` bindings,
+    /// newest first): events forwarded from a source.
+    Destination(&'a str),
     /// `HOOKONCE_PUBLISH_SECRET`: messages from the publish API.
     Publish,
 }
@@ -87,8 +88,8 @@ pub enum SigningKey {
 /// Where and how a row is sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target<'a> {
-    /// Which key signs it.
-    pub key: SigningKey,
+    /// Which keys sign it.
+    pub key: SigningKey<'a>,
     /// The destination: a URL, a service binding or a queue binding.
     pub destination: Destination<&'a str>,
     /// What follows a failed attempt.
@@ -100,27 +101,33 @@ pub struct Target<'a> {
 /// The default schedule, for rows that carry their own destination (published messages).
 static DEFAULT_SCHEDULE: std::sync::OnceLock<Schedule> = std::sync::OnceLock::new();
 
-/// Where a row goes: its own destination (a published message, default policy), or its
-/// source's configured one. `None` when neither exists any more.
-#[must_use]
+/// Where a row goes: its own URL (a published message, default policy), or its source's
+/// destination `named` ([`DEFAULT_DESTINATION`] for a row that names none). Why it can
+/// never be sent when neither exists: [`DeadReason::DestinationRemoved`] for a destination
+/// its source no longer has, [`DeadReason::Unsendable`] for a source that is gone.
 pub fn target<'a>(
-    own_destination: Option<&'a str>,
+    own_url: Option<&'a str>,
     source: Option<&'a SourceConfig>,
-) -> Option<Target<'a>> {
-    match own_destination {
-        Some(url) => Some(Target {
+    named: Option<&str>,
+) -> Result<Target<'a>, DeadReason> {
+    if let Some(url) = own_url {
+        return Ok(Target {
             key: SigningKey::Publish,
             destination: Destination::Url(url),
             schedule: DEFAULT_SCHEDULE.get_or_init(Schedule::default),
             timeout: DEFAULT_FORWARD_TIMEOUT,
-        }),
-        None => source.and_then(|s| s.forward.as_ref()).map(|f| Target {
-            key: SigningKey::Forward,
-            destination: f.destination.as_deref(),
-            schedule: &f.schedule,
-            timeout: f.timeout,
-        }),
+        });
     }
+    let source = source.ok_or(DeadReason::Unsendable)?;
+    let d = source
+        .destination(named.unwrap_or(DEFAULT_DESTINATION))
+        .ok_or(DeadReason::DestinationRemoved)?;
+    Ok(Target {
+        key: SigningKey::Destination(&d.name),
+        destination: d.forward.destination.as_deref(),
+        schedule: &d.forward.schedule,
+        timeout: d.forward.timeout,
+    })
 }
 
 /// What is due for the head row at `now`; `T` is what sending it takes.
@@ -137,7 +144,7 @@ pub enum Step<T> {
         /// What to send it with.
         via: T,
     },
-    /// It can never be sent (no destination, or its body is gone): write this.
+    /// It can never be sent (its destination was removed, or its body is gone): write this.
     Dead(Transition),
 }
 
@@ -187,20 +194,26 @@ impl Transition {
 }
 
 /// What is due for `head` at `now`; `sendable` is what sending takes (a target, a body),
-/// or `None` when some of it is gone.
-pub fn step<T>(head: &Head, sendable: Option<T>, now: UnixSeconds) -> Step<T> {
+/// or why it can never be sent when some of it is gone.
+pub fn step<T>(head: &Head, sendable: Result<T, DeadReason>, now: UnixSeconds) -> Step<T> {
     if head.next_attempt_at > now {
         return Step::WaitUntil(head.next_attempt_at);
     }
-    let Some(via) = sendable else {
-        return Step::Dead(Transition::Finish {
-            seq: head.seq,
-            status: OutboxStatus::Dead,
-            attempts: head.attempts,
-            first_attempt_at: head.first_attempt_at.unwrap_or(now),
-            result: "cannot be sent: no destination or body".into(),
-            at: now,
-        });
+    let via = match sendable {
+        Ok(via) => via,
+        Err(reason) => {
+            return Step::Dead(Transition::Finish {
+                seq: head.seq,
+                status: OutboxStatus::Dead,
+                attempts: head.attempts,
+                first_attempt_at: head.first_attempt_at.unwrap_or(now),
+                result: match reason {
+                    DeadReason::DestinationRemoved => reason.to_string(),
+                    _ => "cannot be sent: no destination or body".into(),
+                },
+                at: now,
+            })
+        }
     };
     Step::Send {
         attempt: head.attempts.saturating_add(1),
@@ -281,7 +294,7 @@ mod tests {
     #[test]
     fn a_row_not_yet_due_waits_for_its_time() {
         assert_eq!(
-            step(&head(1, 200), Some(()), UnixSeconds(150)),
+            step(&head(1, 200), Ok(()), UnixSeconds(150)),
             Step::WaitUntil(UnixSeconds(200))
         );
     }
@@ -289,7 +302,7 @@ mod tests {
     #[test]
     fn a_due_row_is_sent_as_the_next_attempt() {
         assert_eq!(
-            step(&head(2, 100), Some(()), UnixSeconds(150)),
+            step(&head(2, 100), Ok(()), UnixSeconds(150)),
             Step::Send {
                 attempt: 3,
                 via: ()
@@ -299,7 +312,9 @@ mod tests {
 
     #[test]
     fn a_row_that_cannot_be_sent_is_dead_with_the_reason() {
-        let Step::Dead(t) = step::<()>(&head(0, 100), None, UnixSeconds(150)) else {
+        let Step::Dead(t) =
+            step::<()>(&head(0, 100), Err(DeadReason::Unsendable), UnixSeconds(150))
+        else {
             panic!("expected dead");
         };
         assert_eq!(t.status(), OutboxStatus::Dead);
@@ -339,9 +354,10 @@ mod tests {
 
     #[test]
     fn a_published_message_uses_its_own_destination_and_the_default_policy() {
-        let t = target(Some("https://app.example/hook"), None).unwrap();
+        let t = target(Some("https://app.example/hook"), None, None).unwrap();
         assert_eq!(t.destination, Destination::Url("https://app.example/hook"));
+        assert_eq!(t.key, SigningKey::Publish);
         assert_eq!(t.schedule, &Schedule::default());
-        assert_eq!(target(None, None), None);
+        assert_eq!(target(None, None, None), Err(DeadReason::Unsendable));
     }
 }

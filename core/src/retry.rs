@@ -170,6 +170,8 @@ pub enum DeadReason {
     Unsendable,
     /// The next attempt would fall outside the retry window.
     WindowExhausted,
+    /// The row's destination is no longer configured on its source.
+    DestinationRemoved,
 }
 
 impl fmt::Display for DeadReason {
@@ -178,6 +180,7 @@ impl fmt::Display for DeadReason {
             DeadReason::Gone => "application answered 410 Gone",
             DeadReason::Unsendable => "it can never be sent",
             DeadReason::WindowExhausted => "retry window exhausted",
+            DeadReason::DestinationRemoved => "destination removed",
         })
     }
 }

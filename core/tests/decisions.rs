@@ -364,7 +364,8 @@ fn a_copy_arriving_after_the_lease_ended_takes_the_claim_over() {
 
 #[test]
 fn a_commit_applies_over_its_own_claim_releases_it_and_enqueues_nothing() {
-    let e = event(&snapshot("evt_1", "card_1", 0, "active"));
+    let sync = cockpit_forwarding("forward", json!({ "service": "APP", "mode": "sync" }));
+    let e = parse_signed(&sync, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
     let mut store = Model::default();
     let claimed = store.run(&e, SYNC, NOW);
     assert_eq!((claimed.label, claimed.rows), ("claimed", 1));

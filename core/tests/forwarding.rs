@@ -1,9 +1,11 @@
-//! Property: in asynchronous mode, whatever interleaving of deliveries, alarm invocations
-//! (overlapping ones, repeated ones and retries of failed ones included), failed, timed
-//! out and successful attempts, re-arms and restarts happens, a row answered 2xx is never
-//! sent again (unless a restart lost the answer before it was made durable), no row is
-//! sent after a newer snapshot of the entity was, and in the end every row is delivered,
-//! first deliveries in order.
+//! Property: in asynchronous mode, with one destination or two, whatever interleaving of
+//! deliveries, alarm invocations (overlapping ones, repeated ones and retries of failed
+//! ones included), failed, timed out and successful attempts, re-arms and restarts
+//! happens, a row answered 2xx is never sent again (unless a restart lost the answer
+//! before it was made durable), no row is sent to a destination after a newer snapshot of
+//! the entity was, and in the end every row is delivered, first deliveries in order at
+//! each destination, and each destination received each applied event it takes, keyed by
+//! the event id.
 //!
 //! The runtime here is adversarial: it may start an alarm invocation at any time, while
 //! others run, and interleaves their steps freely. Only what a Durable Object really
@@ -17,13 +19,16 @@ use std::collections::BTreeSet;
 
 use common::model::{Model, OutboxRow};
 use common::*;
-use hookonce_core::decide::Plan;
+use hookonce_core::config::{DestinationConfig, SourceConfig};
+use hookonce_core::decide::{Outcome, Plan};
 use hookonce_core::drain::{self, Drain, RUN_LIMIT};
 use hookonce_core::event::Version;
+use hookonce_core::forward::forwarded_key;
 use hookonce_core::outbox::{Order, OutboxStatus, Transition};
 use hookonce_core::retry::{AttemptResult, Schedule};
 use hookonce_core::time::{Seconds, UnixSeconds};
 use proptest::prelude::*;
+use serde_json::json;
 
 const ASYNC: Plan = Plan::Apply { forward: true };
 
@@ -96,8 +101,8 @@ struct World {
     schedule: Schedule,
     /// Rows the application answered 2xx, but for a restart that lost the answer.
     answered: BTreeSet<usize>,
-    /// What the application received: (row, version), in order.
-    received: Vec<(usize, Version)>,
+    /// What the destinations received: (row, destination, Idempotency-Key, version), in order.
+    received: Vec<(usize, String, String, Version)>,
 }
 
 impl World {
@@ -156,10 +161,12 @@ impl World {
                 row: self
                     .store
                     .read(read, self.now)
-                    .map(|h| (h.clone(), Some(h.seq as usize))),
+                    .map(|h| (h.clone(), Ok(h.seq as usize - 1))),
                 now: self.now,
             },
-            drain::Command::ReadEarliest => drain::Input::Earliest(self.store.earliest_due()),
+            drain::Command::ReadEarliest(order) => {
+                drain::Input::Earliest(self.store.earliest_due(order))
+            }
             drain::Command::Send { via: row, .. } => {
                 // The output gate: a request leaves only once every earlier write is durable.
                 self.durable = self.store.outbox.clone();
@@ -209,27 +216,33 @@ impl World {
         Ok(())
     }
 
-    /// The application receives row `row`.
+    /// Row `row`'s destination receives it, with the event id as its Idempotency-Key.
     fn receive(&mut self, row: usize) -> Result<(), TestCaseError> {
         prop_assert!(
             !self.answered.contains(&row),
             "row {row} sent again after a 2xx; received {:?}",
             self.received
         );
-        let id = &self.store.outbox[row].event_id;
+        let OutboxRow {
+            event_id,
+            destination,
+            ..
+        } = &self.store.outbox[row];
         let version = self
             .events
             .iter()
-            .find(|e| e.id() == id)
+            .find(|e| e.id() == event_id)
             .and_then(|e| e.version())
             .unwrap();
-        if let Some((last_row, last)) = self.received.last() {
+        let last = self.received.iter().rev().find(|r| &r.1 == destination);
+        if let Some((last_row, _, _, last)) = last {
             prop_assert!(
                 &version >= last,
-                "row {row} ({version:?}) sent after newer row {last_row} ({last:?})"
+                "row {row} ({version:?}) sent to {destination} after newer row {last_row} ({last:?})"
             );
         }
-        self.received.push((row, version));
+        let key = forwarded_key(event_id.as_str());
+        self.received.push((row, destination.clone(), key, version));
         Ok(())
     }
 
@@ -265,7 +278,7 @@ impl World {
         } = &inv.next
         {
             if *status == OutboxStatus::Delivered {
-                self.answered.remove(&(*seq as usize));
+                self.answered.remove(&(*seq as usize - 1));
             }
         }
     }
@@ -279,10 +292,106 @@ impl World {
             .filter(|&seq| self.durable[seq].status == OutboxStatus::Delivered)
             .collect();
         // The constructor re-arms for the first pending row.
-        if let Some(h) = self.store.head() {
-            self.arm(h.next_attempt_at);
+        if let Some(at) = self.store.earliest_due(Order::HeadOfLine) {
+            self.arm(at);
         }
     }
+}
+
+/// Runs `script` over `events`, then lets every delivery and alarm finish with 2xx
+/// answers, and checks what each destination received.
+fn check(events: Vec<Signed>, script: Vec<Step>) -> Result<(), TestCaseError> {
+    let n = events.len();
+    let mut w = World::new(events);
+    for step in script {
+        match step {
+            Step::Deliver(i) => w.deliver(i),
+            Step::Alarm => w.fire_alarm(),
+            Step::Spurious => w.start(),
+            Step::Advance(k, answer) if !w.running.is_empty() => {
+                let k = k % w.running.len();
+                w.advance(k, answer)?;
+            }
+            Step::Fail(k) if !w.running.is_empty() => {
+                let k = k % w.running.len();
+                w.fail(k);
+            }
+            Step::Advance(..) | Step::Fail(_) => {}
+            Step::Wait(secs) => {
+                w.now = w.now.plus(Seconds(secs));
+                w.enforce_limit();
+            }
+            Step::Restart => w.restart(),
+        }
+    }
+
+    // Every provider delivery arrives; then the runtime behaves and the application
+    // answers 2xx: every invocation runs to its end, and the alarm fires when due.
+    for i in 0..n {
+        w.deliver(i);
+    }
+    for _ in 0..10_000 {
+        if let Some(k) = w.running.len().checked_sub(1) {
+            w.advance(k, Answer::Ok)?;
+        } else if w.alarm.is_some() {
+            w.fire_alarm();
+        } else {
+            break;
+        }
+    }
+    prop_assert!(w.running.is_empty(), "invocations still running");
+    for (seq, row) in w.store.outbox.iter().enumerate() {
+        prop_assert_eq!(
+            row.status,
+            OutboxStatus::Delivered,
+            "row {} never delivered",
+            seq
+        );
+    }
+    // Each destination got each applied event it takes, under its id as the key.
+    let source = &w.events[0].source;
+    let mut expected = BTreeSet::new();
+    for e in &w.events {
+        if w.store.records.get(e.id()) == Some(&Outcome::Applied) {
+            for d in source
+                .destinations
+                .iter()
+                .filter(|d| takes(d, e.kind().as_str()))
+            {
+                expected.insert((d.name.clone(), forwarded_key(e.id().as_str())));
+            }
+        }
+    }
+    let got: BTreeSet<_> = w
+        .received
+        .iter()
+        .map(|r| (r.1.clone(), r.2.clone()))
+        .collect();
+    prop_assert_eq!(got, expected);
+    // First deliveries come in row order at each destination.
+    for d in &source.destinations {
+        let mut firsts = Vec::new();
+        for (row, _, _, _) in w.received.iter().filter(|r| r.1 == d.name) {
+            if !firsts.contains(row) {
+                firsts.push(*row);
+            }
+        }
+        let rows = (0..w.store.outbox.len()).filter(|&r| w.store.outbox[r].destination == d.name);
+        prop_assert_eq!(firsts, rows.collect::<Vec<_>>());
+    }
+    Ok(())
+}
+
+/// Whether destination `d` takes events of type `kind`: the oracle, independent of the
+/// code under test, for the patterns these tests use (`*`, exact, `prefix.*`).
+fn takes(d: &DestinationConfig, kind: &str) -> bool {
+    d.types.iter().any(|t| match t.strip_suffix(".*") {
+        _ if t == "*" || t == kind => true,
+        Some(prefix) => kind
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.starts_with('.')),
+        None => false,
+    })
 }
 
 proptest! {
@@ -292,55 +401,29 @@ proptest! {
     fn a_row_answered_2xx_is_never_sent_again_and_no_older_snapshot_follows_a_newer_one(
         (times, script) in scenario()
     ) {
-        let events = snapshots(&times);
-        let n = events.len();
-        let mut w = World::new(events);
-        for step in script {
-            match step {
-                Step::Deliver(i) => w.deliver(i),
-                Step::Alarm => w.fire_alarm(),
-                Step::Spurious => w.start(),
-                Step::Advance(k, answer) if !w.running.is_empty() => {
-                    let k = k % w.running.len();
-                    w.advance(k, answer)?;
-                }
-                Step::Fail(k) if !w.running.is_empty() => {
-                    let k = k % w.running.len();
-                    w.fail(k);
-                }
-                Step::Advance(..) | Step::Fail(_) => {}
-                Step::Wait(secs) => {
-                    w.now = w.now.plus(Seconds(secs));
-                    w.enforce_limit();
-                }
-                Step::Restart => w.restart(),
-            }
-        }
+        check(snapshots(&times), script)?;
+    }
 
-        // Every provider delivery arrives; then the runtime behaves and the application
-        // answers 2xx: every invocation runs to its end, and the alarm fires when due.
-        for i in 0..n {
-            w.deliver(i);
-        }
-        for _ in 0..10_000 {
-            if let Some(k) = w.running.len().checked_sub(1) {
-                w.advance(k, Answer::Ok)?;
-            } else if w.alarm.is_some() {
-                w.fire_alarm();
-            } else {
-                break;
+    #[test]
+    fn each_destination_gets_each_event_its_filter_takes_in_order_whatever_the_others_do(
+        (times, script) in scenario()
+    ) {
+        let source = SourceConfig::from_json("cockpit", &json!({
+            "scheme": "standard-webhooks",
+            "secrets": ["COCKPIT_SECRET"],
+            "effects": { "cardholder.updated": "snapshot", "cardholder.frozen": "snapshot" },
+            "destinations": {
+                "app": { "url": "https://app.example/hooks", "types": ["cardholder.*"] },
+                "audit": { "queue": "AUDIT", "types": ["cardholder.frozen"] },
+            },
+        })).unwrap();
+        let events = times.iter().enumerate().map(|(i, t)| {
+            let mut body = snapshot(&format!("evt_{i}"), "card_1", *t, &format!("s{i}"));
+            if i % 3 == 0 {
+                body["type"] = json!("cardholder.frozen");
             }
-        }
-        prop_assert!(w.running.is_empty(), "invocations still running");
-        for (seq, row) in w.store.outbox.iter().enumerate() {
-            prop_assert_eq!(row.status, OutboxStatus::Delivered, "row {} never delivered", seq);
-        }
-        let mut firsts = Vec::new();
-        for (row, _) in &w.received {
-            if !firsts.contains(row) {
-                firsts.push(*row);
-            }
-        }
-        prop_assert_eq!(firsts, (0..w.store.outbox.len()).collect::<Vec<_>>());
+            parse_signed(&source, &body).unwrap()
+        });
+        check(events.collect(), script)?;
     }
 }

@@ -39,7 +39,11 @@ fn written(ingest: &mut Ingest<'_>, rows: usize) -> Command {
 #[test]
 fn a_new_object_decides_once_and_sets_its_alarm_before_its_writes() {
     let e = forwarding("async");
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     // An enqueued forward: the alarm fires at once, and is set before anything is written.
     assert_eq!(ingest.start(NEW), Command::SetAlarm(NOW));
     assert!(
@@ -81,7 +85,11 @@ fn a_new_object_decides_once_and_sets_its_alarm_before_its_writes() {
 #[test]
 fn a_new_object_written_to_while_its_alarm_was_set_reads_before_it_decides() {
     let e = forwarding("async");
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     assert_eq!(ingest.start(NEW), Command::SetAlarm(NOW));
     let reads = Reads {
         ledger: false,
@@ -97,7 +105,11 @@ fn a_new_object_written_to_while_its_alarm_was_set_reads_before_it_decides() {
 #[test]
 fn a_guarded_record_that_finds_its_id_recorded_reads_and_answers_duplicate() {
     let e = forwarding("async");
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     let known = Known {
         empty: false,
         version: Some(None),
@@ -165,7 +177,11 @@ fn status(code: u16) -> Option<AttemptResult> {
 #[test]
 fn a_synchronous_call_answered_2xx_commits_from_a_fresh_read() {
     let e = forwarding("sync");
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     let until = claimed(&mut ingest);
     assert_eq!(until, NOW.plus(Seconds(30)));
     let later = NOW.plus(Seconds(1));
@@ -206,7 +222,11 @@ fn a_synchronous_call_answered_2xx_commits_from_a_fresh_read() {
 fn a_synchronous_call_that_fails_gives_its_claim_back_and_answers_502_released() {
     for result in [status(500), status(302), None] {
         let e = forwarding("sync");
-        let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+        let mut ingest = Ingest::new(
+            e.delivery(),
+            Plan::for_source(&e.source, e.kind().as_str()),
+            NOW,
+        );
         let until = claimed(&mut ingest);
         let read = ingest.handle(Input::Sent {
             result: result.clone(),
@@ -234,7 +254,11 @@ fn a_synchronous_call_that_fails_gives_its_claim_back_and_answers_502_released()
 #[test]
 fn a_claim_taken_over_meanwhile_is_not_released() {
     let e = forwarding("sync");
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     claimed(&mut ingest);
     assert_eq!(
         ingest.handle(Input::Sent {
@@ -257,7 +281,11 @@ fn a_claim_taken_over_meanwhile_is_not_released() {
 #[test]
 fn an_input_the_delivery_does_not_wait_for_answers_500() {
     let e = event_of_cockpit();
-    let mut ingest = Ingest::new(e.delivery(), Plan::for_source(&e.source), NOW);
+    let mut ingest = Ingest::new(
+        e.delivery(),
+        Plan::for_source(&e.source, e.kind().as_str()),
+        NOW,
+    );
     let _ = ingest.start(KNOWS_NOTHING);
     let answer = ingest.handle(Input::Reported);
     assert_eq!(answer, Command::Answer(Answer::OutOfStep));

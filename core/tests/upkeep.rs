@@ -24,6 +24,7 @@ fn dead(id: &str) -> DeadLetter {
     DeadLetter {
         entity: None,
         event_id: id.to_owned(),
+        destination: "default".to_owned(),
         attempts: 7,
         last_result: "HTTP 500".to_owned(),
         at: NOW.0,

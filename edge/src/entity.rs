@@ -303,7 +303,11 @@ impl EntityObject {
             headers,
             body,
         };
-        let mut ingest = Ingest::new(delivery, Plan::for_source(&source.config), now);
+        let mut ingest = Ingest::new(
+            delivery,
+            Plan::for_source(&source.config, event.kind().as_str()),
+            now,
+        );
         let mut command = ingest.start(self.known(&self.store.known_version()));
         loop {
             command = match command {
@@ -400,15 +404,16 @@ impl EntityObject {
         event: &Event,
         body: &[u8],
     ) -> Option<AttemptResult> {
-        let to = outbox_target(None, Some(&source.config))?;
-        let secret = loaded.forward_secret.as_ref()?;
+        let sync = source.config.sync_destination()?;
+        let to = outbox_target(None, Some(&source.config), Some(&sync.name)).ok()?;
+        let secrets = loaded.signers(&source.config.name, to.key)?;
         let out = Outgoing {
             source: &source.config.name,
             event_id: event.id().as_str(),
             attempt: 1,
             body,
         };
-        Some(send::attempt(&self.env, to, secret, out).await)
+        Some(send::attempt(&self.env, to, secrets, out).await)
     }
 
     /// The entity's state and ledger, and one page of its events and outbox rows, newest
@@ -468,6 +473,7 @@ impl EntityObject {
             "outbox": outbox.iter().map(|o| json!({
                 "seq": o.seq,
                 "event_id": o.event_id,
+                "destination": o.destination,
                 "status": o.status,
                 "attempts": o.attempts,
                 "next_attempt_at": o.next_attempt_at,

@@ -83,13 +83,15 @@ impl FeedObject {
             FeedOp::Activity => {
                 let loaded = sources::load(&self.env);
                 let destination = match &*loaded {
-                    Ok(l) => l.source(&source).and_then(|s| s.config.forward.as_ref()),
+                    Ok(l) => l
+                        .source(&source)
+                        .and_then(|s| s.config.destinations.first()),
                     Err(e) => return problem::CONFIG.respond(e),
                 };
                 let now = clock::now();
                 let chart = activity::chart(&store.tallies(activity::first_minute(now))?, now);
                 let figures = store.figures(source.clone())?;
-                let destination = destination.map(|f| f.destination.as_deref());
+                let destination = destination.map(|d| d.forward.destination.as_deref());
                 let doc = activity::document(&source, &chart, destination, &figures, now);
                 json_response(200, &doc, "application/json")
             }
@@ -171,6 +173,7 @@ fn dead(store: &FeedStore, source: &str) -> Result<Response> {
             json!({
                 "entity": has_entity.then_some(&r.entity),
                 "event_id": r.event_id,
+                "destination": r.destination,
                 "attempts": r.attempts,
                 "last_result": r.last_result,
                 "dead_at": r.at,

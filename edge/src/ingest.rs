@@ -170,12 +170,13 @@ async fn admit(
         Ok(e) => e,
         Err(e) => return reject(problem::BAD_EVENT, e.to_string()),
     };
+    let plan = Plan::for_source(&source.config, event.kind().as_str());
     Ok(Ok(Admitted {
         object: object_for(name, source.config.buckets, event.entity(), event.id()),
         event,
         headers,
         body,
-        plan: Plan::for_source(&source.config),
+        plan,
         log: loaded.log,
     }))
 }

@@ -19,6 +19,7 @@ use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
 use hookonce_core::names::order_of;
 use hookonce_core::outbox::{target as outbox_target, Order, Target};
+use hookonce_core::retry::DeadReason;
 use hookonce_core::time::UnixSeconds;
 use hookonce_core::verify::Secret;
 use wasm_bindgen::JsValue;
@@ -193,7 +194,9 @@ async fn deliver_due(
         let input = match command {
             DrainCommand::ReadHead(read) => {
                 due = match read {
-                    Read::Head => store::head(&sql, Order::HeadOfLine, 0, clock::now())?,
+                    Read::HeadAfter(after) => {
+                        store::head(&sql, Order::HeadOfLine, after, clock::now())?
+                    }
                     Read::DueAfter(after) => {
                         store::head(&sql, Order::EachDue, after, clock::now())?
                     }
@@ -206,7 +209,7 @@ async fn deliver_due(
             }
             DrainCommand::Send { attempt, via } => DrainInput::Sent {
                 result: {
-                    let r = send::attempt(env, via.to, via.secret, via.outgoing(attempt)).await;
+                    let r = send::attempt(env, via.to, via.secrets, via.outgoing(attempt)).await;
                     metrics::add(attempts, metrics::ATTEMPTS, metrics::attempt_result(&r), 1);
                     r
                 },
@@ -226,7 +229,9 @@ async fn deliver_due(
                 }
                 DrainInput::Written { applied }
             }
-            DrainCommand::ReadEarliest => DrainInput::Earliest(store::start(&sql, None, true)?.due),
+            DrainCommand::ReadEarliest(order) => {
+                DrainInput::Earliest(store::earliest(&sql, order)?)
+            }
             // Durable before the next row goes out: a crash now re-sends nothing older.
             DrainCommand::Sync => {
                 storage.sync().await?;
@@ -242,25 +247,27 @@ async fn deliver_due(
     }
 }
 
-/// What sending a row takes: the row as read, its target and body, the secret of the key
+/// What sending a row takes: the row as read, its target and body, the secrets of the key
 /// its target names.
 struct Via<'a> {
     due: &'a store::Due,
     to: Target<'a>,
-    secret: &'a Secret,
+    secrets: &'a [Secret],
     body: &'a [u8],
 }
 
 impl<'a> Via<'a> {
-    /// What sending `due` takes, or `None` when some of it is gone.
-    fn of(due: &'a store::Due, loaded: &'a Loaded) -> Option<Via<'a>> {
+    /// What sending `due` takes, or why it never can.
+    fn of(due: &'a store::Due, loaded: &'a Loaded) -> Result<Via<'a>, DeadReason> {
         let source = loaded.source(&due.source).map(|s| &s.config);
-        let to = outbox_target(due.destination.as_deref(), source)?;
-        Some(Via {
+        let to = outbox_target(due.url.as_deref(), source, due.dest_name.as_deref())?;
+        Ok(Via {
             due,
             to,
-            secret: loaded.signer(to.key)?,
-            body: due.body.as_deref()?,
+            secrets: loaded
+                .signers(&due.source, to.key)
+                .ok_or(DeadReason::Unsendable)?,
+            body: due.body.as_deref().ok_or(DeadReason::Unsendable)?,
         })
     }
 

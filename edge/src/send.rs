@@ -28,10 +28,10 @@ extern "C" {
 pub async fn attempt(
     env: &Env,
     target: Target<'_>,
-    secret: &Secret,
+    secrets: &[Secret],
     out: Outgoing<'_>,
 ) -> AttemptResult {
-    let headers = forward::headers(std::slice::from_ref(secret), &out, clock::now());
+    let headers = forward::headers(secrets, &out, clock::now());
     match target.destination {
         Destination::Url(url) => match post(url, &headers, out.body, target) {
             Some((req, signal)) => {

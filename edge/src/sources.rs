@@ -1,4 +1,5 @@
-//! Loads the sources from `HOOKONCE_SOURCES` and their secrets, once per isolate.
+//! Loads the sources from `HOOKONCE_SOURCES` and their secrets, each destination's signing
+//! secrets among them, once per isolate.
 //!
 //! A configuration error is kept and answered on every request (500): hookonce never falls
 //! back to accepting unsigned input. The error names fields and bindings, so it is logged
@@ -10,7 +11,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use hookonce_core::config::{ConfigError, Destination, SourceConfig, Sources};
+use hookonce_core::config::{ConfigError, Destination, DestinationConfig, SourceConfig, Sources};
 use hookonce_core::feed::FeedConfig;
 use hookonce_core::idempotency::KeyPolicy;
 use hookonce_core::log::{self, LogLevel, LogRecord};
@@ -30,13 +31,13 @@ pub struct Source {
     pub verifier: Verifier,
     /// The newest secret, for re-signing a stored event on replay.
     pub signer: Secret,
+    /// Each destination's signing secrets, newest first, by destination name.
+    pub destination_secrets: SmallMap<String, Vec<Secret>>,
 }
 
 /// Everything the adapter needs from its configuration.
 pub struct Loaded {
     pub sources: SmallMap<String, Source>,
-    /// hookonce's own Standard Webhooks secret, for signing what it forwards.
-    pub forward_secret: Option<Secret>,
     /// The publish API's Standard Webhooks secret, for signing published messages.
     pub publish_secret: Option<Secret>,
     /// What the outbound guard allows (`HOOKONCE_ALLOW_PRIVATE_DESTINATIONS`).
@@ -59,11 +60,15 @@ impl Loaded {
         self.sources.get(name)
     }
 
-    /// The secret that signs rows of `key`'s kind.
-    pub fn signer(&self, key: SigningKey) -> Option<&Secret> {
+    /// The secrets that sign `source`'s rows of `key`, newest first.
+    pub fn signers(&self, source: &str, key: SigningKey) -> Option<&[Secret]> {
         match key {
-            SigningKey::Forward => self.forward_secret.as_ref(),
-            SigningKey::Publish => self.publish_secret.as_ref(),
+            SigningKey::Destination(name) => self
+                .source(source)?
+                .destination_secrets
+                .get(name)
+                .map(Vec::as_slice),
+            SigningKey::Publish => self.publish_secret.as_ref().map(std::slice::from_ref),
         }
     }
 }
@@ -195,36 +200,21 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
                     config.name, config.secrets
                 )
             })?;
+        let mut destination_secrets = SmallMap::new();
+        for d in &config.destinations {
+            binding_exists(env, d.forward.destination.as_deref())
+                .map_err(|e| format!("{}.{e}", d.path))?;
+            destination_secrets.insert(d.name.clone(), signing_secrets(env, d)?);
+        }
         out.insert(
             config.name.clone(),
             Source {
                 config: config.clone(),
                 verifier,
                 signer,
+                destination_secrets,
             },
         );
-    }
-    let forward_secret = match text(env, "HOOKONCE_FORWARD_SECRET") {
-        Some(s) => Some(
-            Scheme::StandardWebhooks
-                .parse_secret(s.trim())
-                .map_err(|e| format!("HOOKONCE_FORWARD_SECRET: {e}"))?,
-        ),
-        None => None,
-    };
-    if forward_secret.is_none() {
-        if let Some(s) = out.values().find(|s| s.config.forward.is_some()) {
-            return Err(format!(
-                "{}.forward: HOOKONCE_FORWARD_SECRET must be set to sign forwarded events",
-                s.config.name
-            ));
-        }
-    }
-    for source in out.values() {
-        if let Some(forward) = &source.config.forward {
-            binding_exists(env, forward.destination.as_deref())
-                .map_err(|e| format!("{}.forward.{e}", source.config.name))?;
-        }
     }
     let publish_tokens = match text(env, "HOOKONCE_PUBLISH_TOKENS") {
         Some(t) => publish::tokens(&t).map_err(|e| e.to_string())?,
@@ -279,12 +269,33 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
         log,
         key_policy,
         sources: out,
-        forward_secret,
         publish_secret,
         outbound,
         admin_token: text(env, ADMIN_TOKEN),
         publish_tokens,
     })
+}
+
+/// A destination's signing secrets, newest first: every binding it lists must hold a
+/// Standard Webhooks secret, or the configuration names the field.
+fn signing_secrets(env: &Env, d: &DestinationConfig) -> Result<Vec<Secret>, String> {
+    d.secrets
+        .iter()
+        .map(|binding| {
+            let value = text(env, binding).ok_or_else(|| match d.path.ends_with(".forward") {
+                true => format!("{}: {binding} must be set to sign forwarded events", d.path),
+                false => format!("{}.secrets: binding {binding} is not set", d.path),
+            })?;
+            Scheme::StandardWebhooks
+                .parse_secret(value.trim())
+                .map_err(|e| {
+                    format!(
+                        "{}.secrets: binding {binding}: {e} (expected whsec_ and base64)",
+                        d.path
+                    )
+                })
+        })
+        .collect()
 }
 
 /// Whether the binding a destination names is in the environment, as the kind it must be:

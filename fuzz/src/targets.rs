@@ -268,7 +268,12 @@ pub fn source_config(data: &[u8]) {
             !s.headers_read().is_empty(),
             "a source that reads no signature header"
         );
-        if let Some(fw) = &s.forward {
+        let sync = s
+            .destinations
+            .iter()
+            .filter(|d| d.forward.mode == ForwardMode::Sync);
+        assert!(sync.count() <= 1, "two sync destinations");
+        for fw in s.destinations.iter().map(|d| &d.forward) {
             assert!(
                 fw.lease > fw.timeout,
                 "a lease that does not outlast the call"

@@ -400,6 +400,15 @@ pub const SECRET_BINDING: &str = "COCKPIT_SECRET";
 /// snapshots, `payment.captured` ledger entries of `/data/object/amount`, everything else
 /// a notification.
 pub fn sources(forward: serde_json::Value) -> serde_json::Value {
+    sources_forwarding("forward", forward)
+}
+
+/// [`sources`] with `destinations` (an object of named destinations) instead of `forward`.
+pub fn sources_to(destinations: serde_json::Value) -> serde_json::Value {
+    sources_forwarding("destinations", destinations)
+}
+
+fn sources_forwarding(key: &str, value: serde_json::Value) -> serde_json::Value {
     serde_json::json!({
         SOURCE: {
             "scheme": "standard-webhooks",
@@ -410,7 +419,7 @@ pub fn sources(forward: serde_json::Value) -> serde_json::Value {
                 "payment.captured": { "ledger": "/data/object/amount" },
                 "*": "notify",
             },
-            "forward": forward,
+            key: value,
         }
     })
 }
@@ -419,6 +428,13 @@ pub fn sources(forward: serde_json::Value) -> serde_json::Value {
 pub fn worker(forward: serde_json::Value) -> crate::Worker {
     crate::Worker::builder()
         .var("HOOKONCE_SOURCES", sources(forward))
+        .start()
+}
+
+/// A Worker configured with [`sources_to`]`(destinations)`.
+pub fn worker_to(destinations: serde_json::Value) -> crate::Worker {
+    crate::Worker::builder()
+        .var("HOOKONCE_SOURCES", sources_to(destinations))
         .start()
 }
 
@@ -457,6 +473,20 @@ pub fn deliver(w: &crate::Worker, id: &str, entity: &str) -> (crate::Resp, Vec<u
     (deliver_body(w, id, &body), body)
 }
 
+/// Asserts that `w` accepts nothing, signed or not: each delivery gets the 500
+/// `configuration` problem, whose log line names each of `named`.
+pub fn assert_accepts_nothing(w: &crate::Worker, named: &[&str]) {
+    let (signed, body) = deliver(w, "evt_cfg_1", "ent_cfg");
+    let unsigned = w.post(
+        &format!("/webhooks/{SOURCE}"),
+        &[("content-type", "application/json")],
+        &body,
+    );
+    for r in [signed, unsigned] {
+        crate::events::assert_misconfigured(w, &r, named);
+    }
+}
+
 /// `GET /entities/acme/{entity}` with the admin token.
 pub fn entity(w: &crate::Worker, entity: &str) -> crate::Resp {
     crate::events::admin_get(w, &format!("/entities/{SOURCE}/{entity}"))
@@ -487,6 +517,24 @@ pub fn wait_outbox(
         if Instant::now() > deadline {
             panic!("outbox of {entity_key} not as expected within {timeout:?}: {rows:#?}");
         }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Polls `GET /sources/acme/dead` until `done(dead letters)`; panics with them after 15 s.
+pub fn wait_dead(
+    w: &crate::Worker,
+    done: impl Fn(&[serde_json::Value]) -> bool,
+) -> Vec<serde_json::Value> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = crate::events::admin_get(w, &format!("/sources/{SOURCE}/dead"));
+        assert_eq!(r.status, 200, "{r}");
+        let rows = r.json()["dead"].as_array().cloned().unwrap();
+        if done(&rows) {
+            return rows;
+        }
+        assert!(Instant::now() < deadline, "dead letters: {rows:#?}");
         std::thread::sleep(Duration::from_millis(200));
     }
 }

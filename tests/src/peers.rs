@@ -51,8 +51,13 @@ pub fn peer_config(origin: &Origin) -> Value {
 /// hookonce with [`origin::sources`]`(forward)`, the [`SERVICE`] and [`QUEUE`] bindings, and
 /// the peer relaying to `origin`; not started, for more configuration.
 pub fn builder(origin: &Origin, forward: Value) -> Builder {
+    builder_for(origin, origin::sources(forward))
+}
+
+/// [`builder`] with `sources` as `HOOKONCE_SOURCES` (e.g. [`origin::sources_to`]).
+pub fn builder_for(origin: &Origin, sources: Value) -> Builder {
     Worker::builder()
-        .var("HOOKONCE_SOURCES", origin::sources(forward))
+        .var("HOOKONCE_SOURCES", sources)
         .config("services", json!([{ "binding": SERVICE, "service": PEER }]))
         .config(
             "queues",

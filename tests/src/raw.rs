@@ -260,6 +260,22 @@ pub fn first_column(c: &rusqlite::Connection, sql: &str) -> Vec<String> {
         .collect()
 }
 
+/// What an object's constructor runs once `schema::open` asked for an upgrade: `schemas`,
+/// then the migration's `steps` in one transaction.
+pub fn upgrade<'a>(
+    c: &mut rusqlite::Connection,
+    schemas: &[&str],
+    steps: impl IntoIterator<Item = &'a str>,
+) {
+    c.execute_batch(&schemas.concat()).unwrap();
+    let tx = c.transaction().unwrap();
+    for step in steps {
+        tx.execute_batch(step)
+            .unwrap_or_else(|e| panic!("{step}: {e}"));
+    }
+    tx.commit().unwrap();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

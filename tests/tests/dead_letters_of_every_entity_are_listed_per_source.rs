@@ -2,25 +2,11 @@
 //! link to its entity and to its requeue; a requeued entity leaves the list, and its rows
 //! are delivered.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hookonce_e2e::events::{admin_get, admin_post};
 use hookonce_e2e::origin::{self, Origin, Reply};
-use serde_json::{json, Value};
-
-fn dead(w: &hookonce_e2e::Worker, done: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let r = admin_get(w, "/sources/acme/dead");
-        assert_eq!(r.status, 200, "{r}");
-        let rows = r.json()["dead"].as_array().cloned().unwrap();
-        if done(&rows) {
-            return rows;
-        }
-        assert!(Instant::now() < deadline, "dead letters: {rows:#?}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
+use serde_json::json;
 
 #[test]
 fn dead_letters_across_entities_are_listed_until_requeued() {
@@ -29,7 +15,7 @@ fn dead_letters_across_entities_are_listed_until_requeued() {
     o.set_default(Reply::Gone);
     origin::deliver(&w, "evt_dead_a", "ent_dead_a");
     origin::deliver(&w, "evt_dead_b", "ent_dead_b");
-    let rows = dead(&w, |rows| rows.len() == 2);
+    let rows = origin::wait_dead(&w, |rows| rows.len() == 2);
     let mut entities: Vec<&str> = rows.iter().map(|r| r["entity"].as_str().unwrap()).collect();
     entities.sort_unstable();
     assert_eq!(entities, ["ent_dead_a", "ent_dead_b"]);
@@ -47,7 +33,7 @@ fn dead_letters_across_entities_are_listed_until_requeued() {
     o.set_default(Reply::OK);
     let r = admin_post(&w, "/admin/outbox/acme/ent_dead_a/retry");
     assert_eq!(r.json()["requeued"], 1, "{r}");
-    let rows = dead(&w, |rows| rows.len() == 1);
+    let rows = origin::wait_dead(&w, |rows| rows.len() == 1);
     assert_eq!(rows[0]["entity"], "ent_dead_b");
     origin::wait_outbox(&w, "ent_dead_a", Duration::from_secs(10), |rows| {
         rows[0]["status"] == "delivered"

@@ -224,27 +224,39 @@ fn counters_add_up_outbox_reports_sum_and_dead_letters_keep_the_newest() {
         .unwrap();
     assert_eq!(sums(&c), (1, Some(60), 4));
 
-    for (entity, id, at) in [
-        ("a", "1", 10),
-        ("a", "2", 30),
-        ("", "3", 20),
-        ("b", "4", 40),
+    // One event dead at two destinations is two dead letters.
+    for (entity, id, to, at) in [
+        ("a", "1", "default", 10),
+        ("a", "2", "default", 30),
+        ("a", "2", "billing", 35),
+        ("", "3", "default", 20),
+        ("b", "4", "default", 40),
     ] {
-        c.execute(statements::DEAD, params![entity, id, 5, "status 500", at])
-            .unwrap();
+        c.execute(
+            statements::DEAD,
+            params![entity, id, to, 5, "status 500", at],
+        )
+        .unwrap();
     }
-    c.execute(statements::PRUNE_DEAD, params![3]).unwrap();
+    c.execute(statements::PRUNE_DEAD, params![4]).unwrap();
     let dead: Vec<String> = c
         .prepare(statements::DEAD_LETTERS)
         .unwrap()
-        .query_map([], |r| r.get(1))
+        .query_map([], |r| {
+            Ok(format!(
+                "{}@{}",
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?
+            ))
+        })
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(dead, ["4", "2", "3"]);
+    assert_eq!(dead, ["4@default", "2@billing", "2@default", "3@default"]);
     c.execute(statements::REQUEUED, params!["a"]).unwrap();
     assert_eq!(
-        c.query_row("SELECT count(*) FROM dead", [], |r| r.get::<_, i64>(0))
+        c.query_row("SELECT count(*) FROM dead_letters", [], |r| r
+            .get::<_, i64>(0))
             .unwrap(),
         2
     );

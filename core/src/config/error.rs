@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::custom::SpecError;
+use crate::filter::PatternError;
 use crate::outbound::Refusal;
 use crate::retention::{RetentionError, MIN_RETENTION};
 use crate::retry::ScheduleError;
@@ -57,6 +58,8 @@ pub enum FieldError {
     Schedule(ScheduleError),
     /// An HMAC description (its template, its header names) the spec refuses.
     Spec(SpecError),
+    /// A destination's `types` the filter refuses.
+    Pattern(PatternError),
 }
 
 impl FieldError {
@@ -66,6 +69,7 @@ impl FieldError {
             FieldError::Retention(e) => Some(e),
             FieldError::Schedule(e) => Some(e),
             FieldError::Spec(e) => Some(e),
+            FieldError::Pattern(e) => Some(e),
         }
     }
 }
@@ -85,6 +89,7 @@ impl fmt::Display for FieldError {
                 "expected positive, non-decreasing delays within the window ({e})"
             ),
             FieldError::Spec(e) => e.fmt(f),
+            FieldError::Pattern(e) => e.fmt(f),
         }
     }
 }

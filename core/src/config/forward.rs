@@ -73,7 +73,7 @@ pub struct Forward {
 }
 
 /// A Worker binding name, as wrangler accepts them: a JavaScript identifier without `$`.
-fn is_binding_name(name: &str) -> bool {
+pub(super) fn is_binding_name(name: &str) -> bool {
     let mut bytes = name.bytes();
     bytes
         .next()
@@ -84,6 +84,14 @@ fn is_binding_name(name: &str) -> bool {
 
 pub(super) fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigError> {
     let mut r = Reader::new(at.to_owned(), value)?;
+    let forward = forward_fields(at, &mut r)?;
+    r.finish()?;
+    Ok(forward)
+}
+
+/// Reads `forward`'s fields from `r` (at `at`), leaving other fields to the caller, which
+/// refuses those it does not read either ([`Reader::finish`]).
+pub(super) fn forward_fields(at: &str, r: &mut Reader) -> Result<Forward, ConfigError> {
     let mut destination = None;
     for (key, make) in [
         ("url", Destination::Url as fn(String) -> Destination),
@@ -153,12 +161,11 @@ pub(super) fn parse_forward(at: &str, value: &Value) -> Result<Forward, ConfigEr
         Some(Seconds(0)) => Err(r.invalid(key, "must be positive")),
         Some(s) => Ok(s),
     };
-    let timeout = positive(&mut r, "timeout_secs", DEFAULT_FORWARD_TIMEOUT)?;
-    let lease = positive(&mut r, "lease_secs", DEFAULT_LEASE)?;
+    let timeout = positive(r, "timeout_secs", DEFAULT_FORWARD_TIMEOUT)?;
+    let lease = positive(r, "lease_secs", DEFAULT_LEASE)?;
     if lease <= timeout {
         return Err(r.invalid("lease_secs", "must be longer than timeout_secs"));
     }
-    r.finish()?;
     Ok(Forward {
         destination,
         mode,

@@ -5,9 +5,10 @@
 //! to accepting unsigned input.
 //!
 //! By role: one source (`source`) and all of them by name (`sources`); a source's
-//! `forward` and `hmac` tables; the reader that names each field and refuses typos
+//! `forward` or `destinations` and `hmac` tables; the reader that names each field and refuses typos
 //! (`reader`); and what an error says (`error`).
 
+mod destination;
 mod error;
 mod forward;
 mod hmac;
@@ -15,6 +16,7 @@ mod reader;
 mod source;
 mod sources;
 
+pub use destination::{DestinationConfig, ALL_TYPES, DEFAULT_DESTINATION, DEFAULT_SIGNING_SECRET};
 pub use error::{BucketsChanged, ConfigError, FieldError};
 pub use forward::{Destination, Forward, ForwardMode, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE};
 pub use source::{
@@ -23,7 +25,7 @@ pub use source::{
 };
 pub use sources::Sources;
 
-use forward::parse_forward;
+use destination::parse_destinations;
 use hmac::parse_hmac;
 use reader::Reader;
 
@@ -298,7 +300,8 @@ mod tests {
         let forward = |f: Value| {
             let mut v = cockpit();
             v["forward"] = f;
-            SourceConfig::from_json("cockpit", &v).map(|s| s.forward.unwrap().destination)
+            SourceConfig::from_json("cockpit", &v)
+                .map(|s| s.destinations[0].forward.destination.clone())
         };
         assert_eq!(
             forward(json!({"service": "APP"})),
@@ -344,7 +347,7 @@ mod tests {
             .starts_with("cockpit.forward.mode: sync needs an answer"));
         v["forward"] = json!({"service": "APP", "mode": "sync"});
         let s = SourceConfig::from_json("cockpit", &v).unwrap();
-        assert_eq!(s.forward.unwrap().mode, ForwardMode::Sync);
+        assert_eq!(s.destinations[0].forward.mode, ForwardMode::Sync);
     }
 
     #[test]

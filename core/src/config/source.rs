@@ -10,7 +10,10 @@ use crate::small_map::SmallMap;
 use crate::time::{Seconds, UnixSeconds};
 use crate::verify::Scheme;
 
-use super::{parse_forward, parse_hmac, BucketsChanged, ConfigError, FieldError, Forward, Reader};
+use super::{
+    parse_destinations, parse_hmac, BucketsChanged, ConfigError, DestinationConfig, FieldError,
+    ForwardMode, Reader,
+};
 
 /// Largest body accepted by default (1 MiB).
 pub const DEFAULT_MAX_BODY: usize = 1 << 20;
@@ -136,8 +139,10 @@ pub struct SourceConfig {
     pub tolerance: Seconds,
     /// Where fields live and what event types do.
     pub shape: Shape,
-    /// Forwarding, if any.
-    pub forward: Option<Forward>,
+    /// Where applied events are forwarded, in name order: `destinations`, or `forward` as
+    /// the one destination [`DEFAULT_DESTINATION`](super::DEFAULT_DESTINATION). At most
+    /// one is synchronous.
+    pub destinations: Vec<DestinationConfig>,
     /// How long processed ids are kept.
     pub retention: Retention,
     /// How long a raw body is kept after it arrived (pending forwards keep theirs longer).
@@ -231,6 +236,18 @@ impl SourceConfig {
     /// waking an alarm at once to prune it would halve throughput.
     pub fn keeps_bodies(&self) -> bool {
         self.keep_raw_bodies && self.body_retention > Seconds(0)
+    }
+
+    /// The destination called `name`, if it is configured.
+    pub fn destination(&self, name: &str) -> Option<&DestinationConfig> {
+        self.destinations.iter().find(|d| d.name == name)
+    }
+
+    /// The destination called while the provider waits, if one is synchronous.
+    pub fn sync_destination(&self) -> Option<&DestinationConfig> {
+        self.destinations
+            .iter()
+            .find(|d| d.forward.mode == ForwardMode::Sync)
     }
 
     /// How long this source's ids and bodies are kept.
@@ -360,10 +377,7 @@ impl SourceConfig {
             },
             Some(v) => parse_effects(&r.path("effects"), v)?,
         };
-        let forward = match r.get("forward") {
-            None => None,
-            Some(v) => Some(parse_forward(&r.path("forward"), v)?),
-        };
+        let destinations = parse_destinations(&mut r)?;
         let retention = match r.seconds("retention_secs")? {
             None => Retention::Forever,
             Some(keep) => Retention::keep_for(keep)
@@ -423,7 +437,7 @@ impl SourceConfig {
             secrets,
             tolerance,
             shape: Shape::new([id, kind, created_at, entity, object], effects),
-            forward,
+            destinations,
             retention,
             body_retention,
             keep_raw_bodies,

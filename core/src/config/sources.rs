@@ -49,10 +49,11 @@ impl Sources {
     /// refuses, with its field.
     pub fn check_outbound(&self, policy: Policy) -> Result<(), ConfigError> {
         for source in self.iter() {
-            if let Some(Destination::Url(url)) = source.forward.as_ref().map(|f| &f.destination) {
-                outbound::check(url, policy, None).map_err(|r| {
-                    ConfigError::Destination(format!("{}.forward.url", source.name), r)
-                })?;
+            for d in &source.destinations {
+                if let Destination::Url(url) = &d.forward.destination {
+                    outbound::check(url, policy, None)
+                        .map_err(|r| ConfigError::Destination(format!("{}.url", d.path), r))?;
+                }
             }
         }
         Ok(())

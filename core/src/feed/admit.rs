@@ -463,6 +463,7 @@ pub(super) mod tests {
         let dead = Note::Dead(DeadLetter {
             entity: None,
             event_id: "evt_1".into(),
+            destination: "default".into(),
             attempts: 3,
             last_result: "x".repeat(500),
             at: NOW.0,

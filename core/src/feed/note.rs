@@ -99,12 +99,19 @@ pub struct DeadLetter {
     pub entity: Option<String>,
     /// The event id.
     pub event_id: String,
+    /// The destination its row went to (`default` in a note from before names).
+    #[serde(default = "default_destination")]
+    pub destination: String,
     /// Attempts made.
     pub attempts: u32,
     /// The last attempt's result (cut to [`MAX_REASON`](super::MAX_REASON) bytes when kept).
     pub last_result: String,
     /// When it died, unix seconds.
     pub at: i64,
+}
+
+fn default_destination() -> String {
+    crate::config::DEFAULT_DESTINATION.to_owned()
 }
 
 /// One row of the feed, as stored and as listed.
@@ -147,6 +154,7 @@ mod tests {
         let dead = Note::Dead(DeadLetter {
             entity: None,
             event_id: "evt_1".into(),
+            destination: "billing".into(),
             attempts: 3,
             last_result: "503".into(),
             at: NOW.0,
@@ -154,5 +162,11 @@ mod tests {
         let text = serde_json::to_string(&dead).unwrap();
         assert!(text.starts_with(r#"{"dead":{"entity":null,"#), "{text}");
         assert_eq!(serde_json::from_str::<Note>(&text).unwrap(), dead);
+        // A note without a destination is the default's.
+        let older = text.replace(r#""destination":"billing","#, "");
+        let Note::Dead(d) = serde_json::from_str::<Note>(&older).unwrap() else {
+            panic!("a dead letter");
+        };
+        assert_eq!(d.destination, "default");
     }
 }

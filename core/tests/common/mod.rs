@@ -16,19 +16,22 @@ pub const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 pub const NOW: UnixSeconds = UnixSeconds(1_791_270_390);
 
 pub fn cockpit() -> SourceConfig {
-    SourceConfig::from_json(
-        "cockpit",
-        &json!({
-            "scheme": "standard-webhooks",
-            "secrets": ["COCKPIT_SECRET"],
-            "effects": {
-                "cardholder.updated": "snapshot",
-                "payment.captured": { "ledger": "/data/object/amount" },
-                "*": "notify"
-            }
-        }),
-    )
-    .expect("sample source is valid")
+    cockpit_forwarding("forward", json!({ "url": "https://app.example/hooks" }))
+}
+
+/// The sample source with `value` as its `forward` or `destinations` (`key`).
+pub fn cockpit_forwarding(key: &str, value: Value) -> SourceConfig {
+    let mut source = json!({
+        "scheme": "standard-webhooks",
+        "secrets": ["COCKPIT_SECRET"],
+        "effects": {
+            "cardholder.updated": "snapshot",
+            "payment.captured": { "ledger": "/data/object/amount" },
+            "*": "notify"
+        },
+    });
+    source[key] = value;
+    SourceConfig::from_json("cockpit", &source).expect("sample source is valid")
 }
 
 /// A delivery as the adapter holds it after steps 2 and 3: source, event, headers, body.

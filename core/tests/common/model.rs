@@ -8,7 +8,7 @@ use hookonce_core::decide::{Claim, Outcome, Plan, Said, Stored, Write};
 use hookonce_core::drain::Read;
 use hookonce_core::entity::{Answer, Command, Guard, Ingest, Input, Known, Reads};
 use hookonce_core::event::{EventId, Version};
-use hookonce_core::outbox::{Head, OutboxStatus, Transition};
+use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
 use hookonce_core::time::UnixSeconds;
 
 use super::Signed;
@@ -22,7 +22,8 @@ pub struct Model {
     pub bodies: HashMap<EventId, Vec<u8>>,
     /// The newest body row: the one a record or outbox row written next points at.
     pub newest_body: Option<(EventId, Vec<u8>)>,
-    /// The outbox, in `seq` order: a row's `seq` is its index.
+    /// The outbox, in `seq` order: a row's `seq` is its index plus 1, as SQLite's first
+    /// rowid is 1.
     pub outbox: Vec<OutboxRow>,
     pub claim: Option<Claim>,
 }
@@ -31,6 +32,8 @@ pub struct Model {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OutboxRow {
     pub event_id: EventId,
+    /// The destination it goes to.
+    pub destination: String,
     pub status: OutboxStatus,
     pub attempts: u32,
     pub first_attempt_at: Option<UnixSeconds>,
@@ -100,11 +103,16 @@ impl Model {
                 let bytes = hookonce_core::packing::unpack(body.codec.code(), &body.bytes).unwrap();
                 self.newest_body = Some(((*event_id).clone(), bytes.into_owned()));
             }
-            Write::Enqueue { event_id, .. } => {
+            Write::Enqueue {
+                event_id,
+                destination,
+                ..
+            } => {
                 let newest = self.newest_body.as_ref().map(|(id, _)| id);
                 assert_eq!(newest, Some(*event_id), "an outbox row must find its body");
                 self.outbox.push(OutboxRow {
                     event_id: (*event_id).clone(),
+                    destination: (*destination).to_owned(),
                     status: OutboxStatus::Pending,
                     attempts: 0,
                     first_attempt_at: None,
@@ -188,45 +196,57 @@ impl Model {
         }
     }
 
-    /// The first pending row, as the adapter's `store::outbox::head` reads it.
-    pub fn head(&self) -> Option<Head> {
-        let (seq, row) = self
-            .outbox
-            .iter()
-            .enumerate()
-            .find(|(_, r)| r.status == OutboxStatus::Pending)?;
-        Some(Head {
-            seq: seq as i64,
+    /// Whether row `seq` is its destination's first pending row.
+    fn is_head(&self, seq: usize) -> bool {
+        let row = &self.outbox[seq];
+        row.status == OutboxStatus::Pending
+            && !self.outbox[..seq]
+                .iter()
+                .any(|r| r.status == OutboxStatus::Pending && r.destination == row.destination)
+    }
+
+    fn head_of(&self, seq: usize) -> Head {
+        let row = &self.outbox[seq];
+        Head {
+            seq: seq as i64 + 1,
             attempts: row.attempts,
             first_attempt_at: row.first_attempt_at,
             next_attempt_at: row.next_attempt_at,
-        })
+        }
     }
 
-    /// What the adapter reads for `read` at `now`: the first pending row, or a bucket's first
-    /// due pending row after a `seq`.
+    /// The first pending row of each destination, as the constructor re-arms for them.
+    pub fn heads(&self) -> impl Iterator<Item = Head> + '_ {
+        (0..self.outbox.len())
+            .filter(|&seq| self.is_head(seq))
+            .map(|seq| self.head_of(seq))
+    }
+
+    /// What the adapter reads for `read` at `now`: the first due pending row after a
+    /// `seq`; for an entity, only one that is its destination's first pending row.
     pub fn read(&self, read: Read, now: UnixSeconds) -> Option<Head> {
-        let after = match read {
-            Read::Head => return self.head(),
-            Read::DueAfter(after) => after,
+        let (after, heads_only) = match read {
+            Read::HeadAfter(after) => (after, true),
+            Read::DueAfter(after) => (after, false),
         };
-        let (seq, row) = self.outbox.iter().enumerate().find(|(seq, r)| {
-            r.status == OutboxStatus::Pending && *seq as i64 > after && r.next_attempt_at <= now
+        let seq = (0..self.outbox.len()).find(|&seq| {
+            let r = &self.outbox[seq];
+            r.status == OutboxStatus::Pending
+                && seq as i64 + 1 > after
+                && r.next_attempt_at <= now
+                && (!heads_only || self.is_head(seq))
         })?;
-        Some(Head {
-            seq: seq as i64,
-            attempts: row.attempts,
-            first_attempt_at: row.first_attempt_at,
-            next_attempt_at: row.next_attempt_at,
-        })
+        Some(self.head_of(seq))
     }
 
-    /// When the first pending row is due, if any is.
-    pub fn earliest_due(&self) -> Option<UnixSeconds> {
-        self.outbox
-            .iter()
-            .filter(|r| r.status == OutboxStatus::Pending)
-            .map(|r| r.next_attempt_at)
+    /// When the first pending row `order` lets go next is due, if any is.
+    pub fn earliest_due(&self, order: Order) -> Option<UnixSeconds> {
+        (0..self.outbox.len())
+            .filter(|&seq| match order {
+                Order::HeadOfLine => self.is_head(seq),
+                Order::EachDue => self.outbox[seq].status == OutboxStatus::Pending,
+            })
+            .map(|seq| self.outbox[seq].next_attempt_at)
             .min()
     }
 
@@ -236,7 +256,7 @@ impl Model {
         let seq = match t {
             Transition::Finish { seq, .. } | Transition::Retry { seq, .. } => *seq,
         };
-        let Some(row) = usize::try_from(seq)
+        let Some(row) = usize::try_from(seq - 1)
             .ok()
             .and_then(|i| self.outbox.get_mut(i))
         else {

@@ -16,7 +16,7 @@ use hookonce_core::packing::{unpack, Packed};
 use hookonce_core::time::UnixSeconds;
 use worker::{SqlStorage, State, Storage};
 
-use super::outbox::enqueue;
+use super::outbox::{enqueue, To};
 use super::rows::{row, ReadRows};
 use super::schema::stored_query as stored_query_text;
 use super::schema::{
@@ -563,8 +563,12 @@ fn execute(
             headers,
             body,
         } => return store_body(sql, event_id.as_str(), headers.as_deref(), body, now).map(Some),
-        Write::Enqueue { event_id, source } => {
-            return enqueue(sql, event_id.as_str(), source, None, now).map(Some);
+        Write::Enqueue {
+            event_id,
+            source,
+            destination,
+        } => {
+            return enqueue(sql, event_id.as_str(), source, To::Named(destination), now).map(Some);
         }
         Write::Claim(claim) => {
             let holder = claim.holder.as_ref();

@@ -23,6 +23,7 @@ row! {
     pub struct DeadRow {
         pub entity: String,
         pub event_id: String,
+        pub destination: String,
         pub attempts: i64,
         pub last_result: String,
         pub at: i64,
@@ -122,6 +123,7 @@ impl FeedStore {
         let values = [
             text(d.entity.as_deref().unwrap_or_default()),
             text(&d.event_id),
+            text(&d.destination),
             int(i64::from(d.attempts)),
             text(&d.last_result),
             int(d.at),

@@ -10,7 +10,7 @@ use hookonce_core::time::UnixSeconds;
 use worker::{Result, SqlStorage, State};
 
 use super::entity::store_body;
-use super::outbox::{enqueue, OutboxRow, OUTBOX_ROWS};
+use super::outbox::{enqueue, OutboxRow, To, OUTBOX_ROWS};
 use super::rows::{row, ReadRows};
 use super::sqlite::{self as sql, blob, int, text, Opened};
 
@@ -95,7 +95,7 @@ impl KeyStore {
     }
 
     pub fn enqueue(&self, message_id: &str, destination: &str, at: UnixSeconds) -> Result<()> {
-        enqueue(&self.sql, message_id, SOURCE, Some(destination), at).map(drop)
+        enqueue(&self.sql, message_id, SOURCE, To::Url(destination), at).map(drop)
     }
 
     pub fn forget_key(&self) -> Result<()> {

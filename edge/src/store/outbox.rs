@@ -3,6 +3,7 @@
 //! row is as it was read, requeued dead letters, and what pruning and `/metrics` read.
 //! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
 
+use hookonce_core::config::DEFAULT_DESTINATION;
 use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
@@ -15,36 +16,52 @@ use super::rows::{row, ReadRows};
 use super::schema::INSERT_OUTBOX;
 use super::sqlite::{first, int, run, text, NULL};
 
-/// Appends a pending row to the outbox, due now, sending the body just kept.
+/// Where an outbox row goes: its own URL (a published message), or its source's
+/// destination of this name.
+#[derive(Clone, Copy)]
+pub enum To<'a> {
+    Url(&'a str),
+    Named(&'a str),
+}
+
+/// Appends a pending row to the outbox, due now, sending the body just kept. The
+/// destination `default` is stored as NULL, as rows from before names were.
 pub fn enqueue(
     sql: &SqlStorage,
     event_id: &str,
     source: &str,
-    destination: Option<&str>,
+    to: To<'_>,
     now: UnixSeconds,
 ) -> worker::Result<usize> {
+    let (url, name) = match to {
+        To::Url(url) => (text(url), NULL),
+        To::Named(DEFAULT_DESTINATION) => (NULL, NULL),
+        To::Named(name) => (NULL, text(name)),
+    };
     run(
         sql,
         INSERT_OUTBOX,
         &[
             text(event_id),
             text(source),
-            destination.map_or(NULL, text),
+            url,
             text(OutboxStatus::Pending.as_str()),
             int(now.0),
+            name,
         ],
     )
 }
 
 /// The columns the read APIs show of an outbox row; append a `WHERE`/`ORDER BY`.
-pub const OUTBOX_ROWS: &str =
-    "SELECT seq, event_id, status, attempts, next_attempt_at, last_result, done_at FROM outbox";
+pub const OUTBOX_ROWS: &str = "SELECT seq, event_id, COALESCE(dest_name, 'default') AS destination,
+       status, attempts, next_attempt_at, last_result, done_at FROM outbox";
 
 row! {
     /// One outbox row as the read APIs show it ([`OUTBOX_ROWS`]).
     pub struct OutboxRow {
         pub seq: i64,
         pub event_id: String,
+        pub destination: String,
         pub status: String,
         pub attempts: i64,
         pub next_attempt_at: i64,
@@ -53,17 +70,33 @@ row! {
     }
 }
 
-/// The head of the outbox: its first pending row, with what sending it needs.
+/// A row to send, with what sending it needs.
 pub struct Due {
     pub head: Head,
     pub event_id: String,
     pub source: String,
-    pub destination: Option<String>,
+    /// A published message's own URL.
+    pub url: Option<String>,
+    /// Its source's destination; `None`: `default`.
+    pub dest_name: Option<String>,
     pub body: Option<Vec<u8>>,
 }
 
-/// The next row to send ([`Order`]): the first pending row in `seq` order; or, for
-/// [`Order::EachDue`], the first pending row after `after` that is due at `now`.
+/// Whether the row `o` is the first pending row of its destination: no pending row of the
+/// same destination (own URL rows count as one) comes before it.
+const FIRST_OF_ITS_DESTINATION: &str = "NOT EXISTS (SELECT 1 FROM outbox p
+       WHERE p.status = o.status AND p.seq < o.seq AND p.dest_name IS o.dest_name)";
+
+/// The condition on a row `o` that [`Order`] lets go next, among the due ones.
+fn first_only(order: Order) -> &'static str {
+    match order {
+        Order::HeadOfLine => FIRST_OF_ITS_DESTINATION,
+        Order::EachDue => "1",
+    }
+}
+
+/// The next row to send ([`Order`]): the first pending row after `after` that is due at
+/// `now`; for [`Order::HeadOfLine`], only one that is its destination's first pending row.
 pub fn head(
     sql: &SqlStorage,
     order: Order,
@@ -79,29 +112,24 @@ pub fn head(
             first_attempt_at: Option<i64>,
             next_attempt_at: i64,
             destination: Option<String>,
+            dest_name: Option<String>,
             codec: Option<i64>,
             body: Option<Vec<u8>>,
         }
     }
     const COLUMNS: &str = "SELECT o.seq, o.event_id, o.source, o.attempts, o.first_attempt_at,
-                o.next_attempt_at, o.destination, b.codec, b.body
+                o.next_attempt_at, o.destination, o.dest_name, b.codec, b.body
          FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id";
     let pending = text(OutboxStatus::Pending.as_str());
-    let row: Option<Pending> = match order {
-        Order::HeadOfLine => first(
-            sql,
-            &format!("{COLUMNS} WHERE o.status = ? ORDER BY o.seq LIMIT 1"),
-            vec![pending],
-        )?,
-        Order::EachDue => first(
-            sql,
-            &format!(
-                "{COLUMNS} WHERE o.status = ? AND o.seq > ? AND o.next_attempt_at <= ?
-                 ORDER BY o.seq LIMIT 1"
-            ),
-            vec![pending, int(after), int(now.0)],
-        )?,
-    };
+    let first_only = first_only(order);
+    let row: Option<Pending> = first(
+        sql,
+        &format!(
+            "{COLUMNS} WHERE o.status = ? AND o.seq > ? AND o.next_attempt_at <= ?
+             AND {first_only} ORDER BY o.seq LIMIT 1"
+        ),
+        vec![pending, int(after), int(now.0)],
+    )?;
     Ok(row.map(|r| Due {
         head: Head {
             seq: r.seq,
@@ -111,7 +139,8 @@ pub fn head(
         },
         event_id: r.event_id,
         source: r.source,
-        destination: r.destination,
+        url: r.destination,
+        dest_name: r.dest_name,
         body: r.body.and_then(|b| unpacked(r.codec.unwrap_or(0), b)),
     }))
 }
@@ -153,6 +182,25 @@ pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Resul
         due: row.at.map(UnixSeconds),
         holds_rows: row.held != 0,
     })
+}
+
+/// When the first row [`Order`] lets go next is due: the earliest pending row, or for
+/// [`Order::HeadOfLine`] the earliest of the destinations' first pending rows.
+pub fn earliest(sql: &SqlStorage, order: Order) -> worker::Result<Option<UnixSeconds>> {
+    row! {
+        struct At {
+            at: Option<i64>,
+        }
+    }
+    let first_only = first_only(order);
+    let at: Option<At> = first(
+        sql,
+        &format!(
+            "SELECT MIN(o.next_attempt_at) AS at FROM outbox o WHERE o.status = ? AND {first_only}"
+        ),
+        vec![text(OutboxStatus::Pending.as_str())],
+    )?;
+    Ok(at.and_then(|a| a.at).map(UnixSeconds))
 }
 
 /// Carries out one row's change of state, only while the row is still pending with
@@ -319,6 +367,7 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
     row! {
         struct Dead {
             event_id: String,
+            destination: String,
             attempts: i64,
             last_result: Option<String>,
             done_at: i64,
@@ -326,9 +375,13 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
     }
     let rows: Vec<Dead> = sql
         .exec_raw(
-            "SELECT event_id, attempts, last_result, done_at FROM outbox
-             WHERE status = ? AND done_at >= ?",
-            vec![text(OutboxStatus::Dead.as_str()), int(since.0)],
+            "SELECT event_id, COALESCE(dest_name, ?3) AS destination, attempts, last_result,
+               done_at FROM outbox WHERE status = ?1 AND done_at >= ?2",
+            vec![
+                text(OutboxStatus::Dead.as_str()),
+                int(since.0),
+                text(DEFAULT_DESTINATION),
+            ],
         )?
         .all()?;
     Ok(rows
@@ -336,6 +389,7 @@ pub fn dead_since(sql: &SqlStorage, since: UnixSeconds) -> worker::Result<Vec<De
         .map(|r| DeadLetter {
             entity: None,
             event_id: r.event_id,
+            destination: r.destination,
             attempts: u32::try_from(r.attempts).unwrap_or_default(),
             last_result: r.last_result.unwrap_or_default(),
             at: r.done_at,

@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS outbox (
   seq              INTEGER PRIMARY KEY,
   event_id         TEXT NOT NULL,
   source           TEXT NOT NULL,
-  destination      TEXT,            -- NULL: the source's configured destination
+  destination      TEXT,            -- a published message's own URL; NULL: a source's
   status           TEXT NOT NULL,   -- outbox::OutboxStatus
   attempts         INTEGER NOT NULL DEFAULT 0,
   enqueued_at      INTEGER NOT NULL,
@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS outbox (
   next_attempt_at  INTEGER NOT NULL,
   last_result      TEXT,
   done_at          INTEGER,
-  body_seq         INTEGER          -- raw_bodies.seq of the body it sends
+  body_seq         INTEGER,         -- raw_bodies.seq of the body it sends
+  dest_name        TEXT             -- the source's destination; NULL: `default`
 );
 CREATE INDEX IF NOT EXISTS outbox_by_status ON outbox (status, seq);
 ";
@@ -82,6 +83,15 @@ CREATE TABLE IF NOT EXISTS claim (
 );
 ";
 
+/// The outbox's placeholder view ([`PLACEHOLDERS`]).
+macro_rules! outbox_view {
+    () => {
+        "CREATE VIEW IF NOT EXISTS outbox (seq, event_id, source, destination, status, attempts,
+  enqueued_at, first_attempt_at, next_attempt_at, last_result, done_at, body_seq, dest_name)
+  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;"
+    };
+}
+
 /// An entity object's ledger, claim and outbox until it first writes to one: an empty
 /// table holds a 4 KiB page of its own, and most entities never use these three (a ledger
 /// source uses only the ledger, synchronous forwarding only the claim, asynchronous only
@@ -92,15 +102,17 @@ CREATE TABLE IF NOT EXISTS claim (
 /// object makes them before its first read that needs them, and [`Optional::materialise`]
 /// makes the table, replacing the view if there is one, in the transaction of the first
 /// write.
-pub const PLACEHOLDERS: &str = "
+pub const PLACEHOLDERS: &str = concat!(
+    "
 CREATE VIEW IF NOT EXISTS ledger (event_id, amount, recorded_at)
   AS SELECT NULL, NULL, NULL WHERE 0;
 CREATE VIEW IF NOT EXISTS claim (id, holder, until, newest_secs, newest_nanos, newest_event)
   AS SELECT NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
-CREATE VIEW IF NOT EXISTS outbox (seq, event_id, source, destination, status, attempts,
-  enqueued_at, first_attempt_at, next_attempt_at, last_result, done_at, body_seq)
-  AS SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0;
-";
+",
+    outbox_view!(),
+    "
+"
+);
 
 /// A row when the name bound as `?1` is a view, none otherwise.
 pub const IS_VIEW: &str = "SELECT 1 FROM sqlite_master WHERE type = 'view' AND name = ?1";
@@ -281,11 +293,11 @@ pub const INSERT_RECORD_UNSEEN: &str = concat!(
 pub const INSERT_BODY: &str = "INSERT INTO raw_bodies (event_id, codec, headers, body, kept_at)
      VALUES (?1, ?2, ?3, ?4, ?5)";
 
-/// A pending outbox row, due now, sending the body just kept: `?1`–`?5` are the event id,
-/// source, destination, status and now.
+/// A pending outbox row, due now, sending the body just kept: `?1`–`?6` are the event id,
+/// source, own URL, status, now and destination name.
 pub const INSERT_OUTBOX: &str = concat!(
     "INSERT INTO outbox (event_id, source, destination, status, enqueued_at, next_attempt_at,
-       body_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ",
+       dest_name, body_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ",
     newest_body_of!("?1"),
     ")"
 );
@@ -308,9 +320,17 @@ CREATE TABLE IF NOT EXISTS bucket (
 ";
 
 /// Every table, index, view and trigger an object's storage holds, one row each (`name`, `type`),
-/// for [`open`] and [`Views::except`].
+/// for [`open`] and [`Views::except`]; and an outbox made before `dest_name`, as
+/// [`OUTBOX_TABLE_WITHOUT_DEST`] or [`OUTBOX_VIEW_WITHOUT_DEST`] (kind `old`), for [`migration`].
 pub const SCHEMA_OBJECTS: &str =
-    "SELECT name, type AS kind FROM sqlite_master WHERE type IN ('table', 'index', 'view', 'trigger')";
+    "SELECT name, type AS kind FROM sqlite_master WHERE type IN ('table', 'index', 'view', 'trigger')
+     UNION ALL SELECT 'outbox ' || type || ' without dest_name', 'old' FROM sqlite_master
+       WHERE name = 'outbox' AND type IN ('table', 'view') AND sql NOT LIKE '%dest_name%'";
+
+/// [`SCHEMA_OBJECTS`]'s name for an outbox table made before `dest_name`.
+pub const OUTBOX_TABLE_WITHOUT_DEST: &str = "outbox table without dest_name";
+/// [`SCHEMA_OBJECTS`]'s name for an outbox placeholder view made before `dest_name`.
+pub const OUTBOX_VIEW_WITHOUT_DEST: &str = "outbox view without dest_name";
 
 /// What an object's constructor does with its storage, from what [`open`] found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -363,8 +383,37 @@ pub struct Step {
 /// the object had before; nothing at all when it has neither body table. Before
 /// `raw_bodies`, bodies were kept in `bodies` (`WITHOUT ROWID`: each 1 KiB body in an
 /// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
-/// row written per body); `events` and `outbox` had no `body_seq`.
+/// row written per body); `events` and `outbox` had no `body_seq`. An outbox (or its
+/// placeholder view) made before destinations had names gains `dest_name`, and a feed's
+/// `dead` table moves into `dead_letters`, whose key names the destination.
 pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
+    let step = |sql| Step {
+        sql,
+        binds_now: false,
+    };
+    let mut steps = bodies_migration(&has);
+    // An outbox from before destinations had names: its rows go to `default` (NULL).
+    if has(OUTBOX_TABLE_WITHOUT_DEST) {
+        steps.push(step("ALTER TABLE outbox ADD COLUMN dest_name TEXT"));
+    }
+    if has(OUTBOX_VIEW_WITHOUT_DEST) {
+        steps.push(step("DROP VIEW outbox"));
+        steps.push(step(outbox_view!()));
+    }
+    // A feed's dead letters from before destinations had names: each is `default`'s.
+    if has("dead") {
+        steps.push(step(
+            "INSERT OR IGNORE INTO dead_letters
+               (entity, event_id, destination, attempts, last_result, at)
+             SELECT entity, event_id, 'default', attempts, last_result, at FROM dead",
+        ));
+        steps.push(step("DROP TABLE dead"));
+    }
+    steps
+}
+
+/// [`migration`]'s move of bodies kept by the earlier layouts.
+fn bodies_migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     let (v1, v2) = (has("bodies"), has("kept_bodies"));
     if !v1 && !v2 {
         return Vec::new();

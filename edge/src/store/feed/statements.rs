@@ -14,13 +14,14 @@ CREATE TABLE IF NOT EXISTS feed (
   status       INTEGER,              -- a rejected request's status
   reason       TEXT                  -- and why; never a body or a signature
 );
-CREATE TABLE IF NOT EXISTS dead (
+CREATE TABLE IF NOT EXISTS dead_letters (
   entity      TEXT NOT NULL,         -- '' for an event without an entity
   event_id    TEXT NOT NULL,
+  destination TEXT NOT NULL,         -- the source's destination its row went to
   attempts    INTEGER NOT NULL,
   last_result TEXT NOT NULL,
   at          INTEGER NOT NULL,
-  PRIMARY KEY (entity, event_id)
+  PRIMARY KEY (entity, event_id, destination)
 ) WITHOUT ROWID;
 -- /metrics (core's `metrics`): best-effort counters summed from notes, and each entity
 -- object's outbox rows as its last alarm pass counted them (exact; absent when none).
@@ -86,15 +87,16 @@ pub const PRUNE: &str = "DELETE FROM feed WHERE seq <= coalesce(
    (SELECT max(seq) FROM feed))";
 
 /// Keeps the `?` newest dead letters.
-pub const PRUNE_DEAD: &str = "DELETE FROM dead WHERE (entity, event_id) NOT IN
-   (SELECT entity, event_id FROM dead ORDER BY at DESC LIMIT ?)";
+pub const PRUNE_DEAD: &str = "DELETE FROM dead_letters WHERE (entity, event_id, destination) NOT IN
+   (SELECT entity, event_id, destination FROM dead_letters ORDER BY at DESC LIMIT ?)";
 
-/// Records or refreshes a dead letter: `entity, event_id, attempts, last_result, at`.
-pub const DEAD: &str = "INSERT OR REPLACE INTO dead (entity, event_id, attempts, last_result, at)
- VALUES (?, ?, ?, ?, ?)";
+/// Records or refreshes a dead letter: `entity, event_id, destination, attempts,
+/// last_result, at`.
+pub const DEAD: &str = "INSERT OR REPLACE INTO dead_letters
+   (entity, event_id, destination, attempts, last_result, at) VALUES (?, ?, ?, ?, ?, ?)";
 
 /// Forgets an entity's dead letters.
-pub const REQUEUED: &str = "DELETE FROM dead WHERE entity = ?";
+pub const REQUEUED: &str = "DELETE FROM dead_letters WHERE entity = ?";
 
 /// Adds to a counter: `family, label, by`.
 pub const ADD_COUNT: &str = "INSERT INTO counter (family, label, value) VALUES (?, ?, ?)
@@ -127,9 +129,10 @@ pub const PAGE: &str =
    AND (?3 IS NULL OR event_type = ?3)
  ORDER BY seq DESC LIMIT ?4";
 
-/// The newest 500 dead letters: `entity, event_id, attempts, last_result, at`.
-pub const DEAD_LETTERS: &str = "SELECT entity, event_id, attempts, last_result, at FROM dead
- ORDER BY at DESC, entity, event_id LIMIT 500";
+/// The newest 500 dead letters: `entity, event_id, destination, attempts, last_result, at`.
+pub const DEAD_LETTERS: &str =
+    "SELECT entity, event_id, destination, attempts, last_result, at FROM dead_letters
+ ORDER BY at DESC, entity, event_id, destination LIMIT 500";
 
 /// Adds to a minute's tally of an outcome: `minute, outcome, by`.
 pub const ADD_TALLY: &str = "INSERT INTO activity (minute, outcome, count) VALUES (?, ?, ?)

@@ -1,0 +1,256 @@
+//! Several destinations per source: an applied event writes one outbox row per
+//! asynchronous destination that takes its type, in the same unit as its record; the
+//! synchronous one is called while the provider waits and gets no row. The alarm's drain
+//! keeps each destination's order and isolates them from one another.
+
+mod common;
+
+use common::model::Model;
+use common::*;
+use hookonce_core::config::SourceConfig;
+use hookonce_core::decide::{Decision, Plan, Stored, Write};
+use hookonce_core::drain::{self, Drain};
+use hookonce_core::outbox::Order;
+use hookonce_core::retry::{AttemptResult, Schedule};
+use hookonce_core::time::{Seconds, UnixSeconds};
+use serde_json::json;
+
+fn fanout(sync: bool) -> SourceConfig {
+    let mode = if sync { "sync" } else { "async" };
+    cockpit_forwarding(
+        "destinations",
+        json!({
+            "billing": { "url": "https://billing.example/hooks" },
+            "analytics": { "queue": "ANALYTICS" },
+            "app": { "service": "APP", "mode": mode },
+        }),
+    )
+}
+
+fn enqueued<'a>(writes: &'a [Write<'a>]) -> Vec<&'a str> {
+    writes
+        .iter()
+        .filter_map(|w| match w {
+            Write::Enqueue { destination, .. } => Some(*destination),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_applied_event_writes_one_outbox_row_per_destination_after_its_body() {
+    let source = fanout(false);
+    let e = parse_signed(&source, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
+    let plan = Plan::for_source(&source, e.kind().as_str());
+    let Decision::Apply {
+        writes,
+        enqueued: true,
+    } = e.decide(&Stored::default(), plan, NOW)
+    else {
+        panic!("applied and enqueued");
+    };
+    assert_eq!(enqueued(&writes), ["analytics", "app", "billing"]);
+    assert!(
+        matches!(writes[0], Write::Body { .. }),
+        "the body first: {writes:?}"
+    );
+}
+
+#[test]
+fn a_commit_enqueues_for_the_asynchronous_destinations_only() {
+    let source = fanout(true);
+    let e = parse_signed(&source, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
+    let plan = Plan::for_source(&source, e.kind().as_str());
+    assert!(matches!(plan, Plan::Claim { .. }), "{plan:?}");
+    let mut store = Model::default();
+    assert_eq!(store.run(&e, plan, NOW).label, "claimed");
+    assert_eq!(store.run(&e, Plan::Commit, NOW).label, "applied");
+    let rows: Vec<&str> = store
+        .outbox
+        .iter()
+        .map(|r| r.destination.as_str())
+        .collect();
+    assert_eq!(rows, ["analytics", "billing"]);
+}
+
+#[test]
+fn a_source_without_destinations_enqueues_nothing() {
+    let source = SourceConfig::from_json(
+        "plain",
+        &json!({"scheme": "standard-webhooks", "secrets": ["S"]}),
+    )
+    .unwrap();
+    let e = parse_signed(&source, &snapshot("evt_1", "card_1", 0, "active")).unwrap();
+    let d = e.decide(
+        &Stored::default(),
+        Plan::for_source(&source, e.kind().as_str()),
+        NOW,
+    );
+    assert!(
+        matches!(
+            d,
+            Decision::Apply {
+                enqueued: false,
+                ..
+            }
+        ),
+        "{d:?}"
+    );
+    assert!(enqueued(d.writes()).is_empty());
+}
+
+#[test]
+fn an_event_gets_a_row_only_at_the_destinations_whose_types_take_it() {
+    let source = cockpit_forwarding(
+        "destinations",
+        json!({
+            "billing": { "url": "https://billing.example/hooks", "types": ["payment.*"] },
+            "cards": { "queue": "CARDS", "types": ["cardholder.*", "!cardholder.deleted"] },
+            "everything": { "queue": "ALL" },
+        }),
+    );
+    let rows = |kind: &str| {
+        let mut body = snapshot("evt_1", "card_1", 0, "active");
+        body["type"] = json!(kind);
+        let e = parse_signed(&source, &body).unwrap();
+        let d = e.decide(&Stored::default(), Plan::for_source(&source, kind), NOW);
+        enqueued(d.writes()).join(",")
+    };
+    assert_eq!(rows("cardholder.updated"), "cards,everything");
+    assert_eq!(rows("cardholder.deleted"), "everything");
+    assert_eq!(rows("payment.refunded"), "billing,everything");
+}
+
+#[test]
+fn a_sync_destination_that_does_not_take_the_type_is_not_waited_for() {
+    let source = cockpit_forwarding(
+        "destinations",
+        json!({
+            "app": { "service": "APP", "mode": "sync", "types": ["cardholder.*"] },
+            "audit": { "queue": "AUDIT" },
+        }),
+    );
+    assert!(matches!(
+        Plan::for_source(&source, "cardholder.updated"),
+        Plan::Claim { .. }
+    ));
+    assert_eq!(
+        Plan::for_source(&source, "payment.refunded"),
+        Plan::Apply { forward: true }
+    );
+}
+
+/// One alarm run over `store`, as the adapter carries it out: each attempt is answered by
+/// `answer(destination)`; returns what was sent, (destination, event id) in order, and
+/// when the run set the alarm for.
+fn alarm(
+    store: &mut Model,
+    answer: impl Fn(&str) -> u16,
+) -> (Vec<(String, String)>, Option<UnixSeconds>) {
+    let schedule = Schedule::new(vec![Seconds(60)], Seconds(3_600)).unwrap();
+    let mut drain = Drain::default();
+    let (run, mut command) = drain.alarm::<usize>(NOW, Order::HeadOfLine);
+    let (mut sent, mut alarm_at) = (Vec::new(), None);
+    loop {
+        let input = match command {
+            drain::Command::ReadHead(read) => drain::Input::Head {
+                row: store
+                    .read(read, NOW)
+                    .map(|h| (h.clone(), Ok(h.seq as usize - 1))),
+                now: NOW,
+            },
+            drain::Command::ReadEarliest(order) => {
+                drain::Input::Earliest(store.earliest_due(order))
+            }
+            drain::Command::Send { via, .. } => {
+                let row = &store.outbox[via];
+                sent.push((row.destination.clone(), row.event_id.as_str().to_owned()));
+                let code = answer(&row.destination);
+                drain::Input::Sent {
+                    result: AttemptResult::Status {
+                        code,
+                        retry_after: None,
+                    },
+                    schedule: &schedule,
+                    now: NOW,
+                    jitter: 0,
+                }
+            }
+            drain::Command::Write {
+                transition,
+                if_attempts,
+            } => drain::Input::Written {
+                applied: store.transition(&transition, if_attempts),
+            },
+            drain::Command::Sync => drain::Input::Synced,
+            drain::Command::SetAlarm(at) => {
+                alarm_at = Some(at);
+                drain::Input::AlarmSet
+            }
+            drain::Command::Done => return (sent, alarm_at),
+        };
+        command = drain.handle(run, input);
+    }
+}
+
+#[test]
+fn a_failing_destinations_head_holds_back_its_own_rows_and_none_of_the_others() {
+    let source = cockpit_forwarding(
+        "destinations",
+        json!({ "billing": { "url": "https://billing.example/" }, "audit": { "queue": "AUDIT" } }),
+    );
+    let mut store = Model::default();
+    for i in 0..3 {
+        let e = parse_signed(&source, &snapshot(&format!("evt_{i}"), "card_1", i, "s")).unwrap();
+        assert_eq!(
+            store
+                .run(&e, Plan::for_source(&source, e.kind().as_str()), NOW)
+                .label,
+            "applied"
+        );
+    }
+    let (sent, retry) = alarm(&mut store, |to| if to == "billing" { 503 } else { 200 });
+    let to = |name: &str| -> Vec<String> {
+        sent.iter()
+            .filter(|s| s.0 == name)
+            .map(|s| s.1.clone())
+            .collect()
+    };
+    assert_eq!(
+        to("audit"),
+        ["evt_0", "evt_1", "evt_2"],
+        "audit in order, at once"
+    );
+    assert_eq!(
+        to("billing"),
+        ["evt_0"],
+        "billing's later rows wait for its head"
+    );
+    let head = store
+        .outbox
+        .iter()
+        .find(|r| r.destination == "billing")
+        .unwrap();
+    assert!(
+        head.next_attempt_at > NOW,
+        "billing's head waits for its retry"
+    );
+    assert_eq!(
+        retry,
+        Some(head.next_attempt_at),
+        "the alarm is for billing's retry"
+    );
+
+    // Billing recovers: its rows go in order; audit's are not sent again.
+    let (sent, _) = alarm(&mut store, |_| 200);
+    assert!(sent.is_empty(), "nothing is due before the retry: {sent:?}");
+    // Its retry is due.
+    for row in &mut store.outbox {
+        row.next_attempt_at = row.next_attempt_at.min(NOW);
+    }
+    let (sent, retry) = alarm(&mut store, |_| 200);
+    let billing: Vec<&str> = sent.iter().map(|s| s.1.as_str()).collect();
+    assert!(sent.iter().all(|s| s.0 == "billing"), "{sent:?}");
+    assert_eq!(billing, ["evt_0", "evt_1", "evt_2"]);
+    assert_eq!(retry, None);
+}
