@@ -20,8 +20,10 @@
 //!
 //! The wire: a call is JSON, `{"settings":{…},"request":{"op":"ask","entity":"ch_1"}}`; an
 //! answer to an ask or a report is JSON tagged by `answer` (`grant`, `wait`, `paused`,
-//! `counted`, `unknown`); an answer to the admin requests is the destination's status
-//! document, which the admin API returns as it is ([`Answer::Status`]).
+//! `counted`, `unknown`); an ask's carries `healthy_since` too, so the entity computes its
+//! row's retry window ([`window_start`]) with no second call; an answer to the admin
+//! requests is the destination's status document, which the admin API returns as it is
+//! ([`Answer::Status`]).
 //!
 //! Waiters are not woken ([`Protect::poll_wake`] is not called): a waiter asks again at the
 //! second its `Wait` names, so a freed slot idles for at most that second. Waking one needs
@@ -279,8 +281,14 @@ impl Call {
 #[derive(Clone, Debug, PartialEq, Eq)]
 // Exhaustive: a caller reads every variant; a new one must fail its build.
 pub enum Answer {
-    /// To [`Request::Ask`].
-    Ask(Ask),
+    /// To [`Request::Ask`], with [`Status::healthy_since`], which a granted attempt's retry
+    /// window counts from ([`window_start`]).
+    Ask {
+        /// Whether the attempt may go out.
+        ask: Ask,
+        /// See [`Status::healthy_since`].
+        healthy_since: Option<UnixSeconds>,
+    },
     /// To [`Request::Report`].
     Reported(Reported),
     /// To [`Request::Pause`], [`Request::Resume`] (`changed`: whether it was not already
@@ -358,19 +366,27 @@ impl Answer {
     /// report's tagged by `answer`, a status the document [`status_json`] describes.
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
-        let v = match self {
-            Answer::Ask(Ask::Grant(g)) => json!({ "answer": "grant", "lease": g.lease.0,
-                                                  "until": g.until.0, "probe": g.probe }),
-            Answer::Ask(Ask::Wait { until, reason }) => {
-                json!({ "answer": "wait", "until": until.0, "reason": reason_name(*reason) })
-            }
-            Answer::Ask(Ask::Paused) => json!({ "answer": "paused" }),
+        let mut v = match self {
+            Answer::Ask {
+                ask: Ask::Grant(g), ..
+            } => json!({ "answer": "grant", "lease": g.lease.0, "until": g.until.0,
+                         "probe": g.probe }),
+            Answer::Ask {
+                ask: Ask::Wait { until, reason },
+                ..
+            } => json!({ "answer": "wait", "until": until.0, "reason": reason_name(*reason) }),
+            Answer::Ask {
+                ask: Ask::Paused, ..
+            } => json!({ "answer": "paused" }),
             Answer::Reported(Reported::Counted { outage }) => {
                 json!({ "answer": "counted", "outage": outage })
             }
             Answer::Reported(Reported::Unknown) => json!({ "answer": "unknown" }),
             Answer::Status { status, changed } => status_json(status, *changed),
         };
+        if let Answer::Ask { healthy_since, .. } = self {
+            v["healthy_since"] = json!(healthy_since.map(|t| t.0));
+        }
         v.to_string().into_bytes()
     }
 
@@ -379,6 +395,10 @@ impl Answer {
     pub fn decode(bytes: &[u8]) -> Option<Answer> {
         let v: Value = serde_json::from_slice(bytes).ok()?;
         let until = || int(&v, "until").map(UnixSeconds);
+        let asked = |ask| {
+            let healthy_since = nullable(&v, "healthy_since")?.map(UnixSeconds);
+            Some(Answer::Ask { ask, healthy_since })
+        };
         Some(match v.get("answer") {
             None => Answer::Status {
                 status: status_of(&v)?,
@@ -388,19 +408,19 @@ impl Answer {
                 },
             },
             Some(tag) => match tag.as_str()? {
-                "grant" => Answer::Ask(Ask::Grant(Grant {
+                "grant" => asked(Ask::Grant(Grant {
                     lease: LeaseId(uint(&v, "lease")?),
                     until: until()?,
                     probe: boolean(&v, "probe")?,
-                })),
+                }))?,
                 "wait" => {
                     let reason = string(&v, "reason")?;
-                    Answer::Ask(Ask::Wait {
+                    asked(Ask::Wait {
                         until: until()?,
                         reason: REASONS.iter().find(|(_, n)| *n == reason)?.0,
-                    })
+                    })?
                 }
-                "paused" => Answer::Ask(Ask::Paused),
+                "paused" => asked(Ask::Paused)?,
                 "counted" => Answer::Reported(Reported::Counted {
                     outage: boolean(&v, "outage")?,
                 }),
@@ -408,6 +428,25 @@ impl Answer {
                 _ => return None,
             },
         })
+    }
+}
+
+/// The instant a row first tried at `first_attempt_at` counts its retry window from,
+/// after an attempt made at `now` under `grant`, given the `healthy_since` its answer
+/// carried: [`Protect::window_start`] as the gate would say it, with no second call. A
+/// probe's window does not run (the destination is held); any other counts from the
+/// later of its first attempt and the recovery.
+#[must_use]
+pub fn window_start(
+    grant: &Grant,
+    healthy_since: Option<UnixSeconds>,
+    first_attempt_at: UnixSeconds,
+    now: UnixSeconds,
+) -> UnixSeconds {
+    match (grant.probe, healthy_since) {
+        (true, _) => now.max(first_attempt_at),
+        (false, Some(h)) => h.max(first_attempt_at),
+        (false, None) => first_attempt_at,
     }
 }
 
@@ -462,7 +501,10 @@ impl Gate {
     pub fn handle(&mut self, name: &str, call: Call, now: UnixSeconds) -> Vec<Command> {
         let protect = self.protect(call.settings, now);
         let answer = match call.request {
-            Request::Ask { entity } => Answer::Ask(protect.ask(&entity, now)),
+            Request::Ask { entity } => Answer::Ask {
+                ask: protect.ask(&entity, now),
+                healthy_since: protect.durable().healthy_since,
+            },
             Request::Report {
                 entity,
                 lease,

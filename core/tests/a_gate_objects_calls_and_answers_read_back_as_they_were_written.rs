@@ -107,8 +107,14 @@ fn every_answer_reads_back_and_a_status_is_the_admin_document() {
     assert!(p.pause(now));
     let paused = p.ask(&"b", now);
     let mut answers = vec![
-        Answer::Ask(grant),
-        Answer::Ask(paused),
+        Answer::Ask {
+            ask: grant,
+            healthy_since: None,
+        },
+        Answer::Ask {
+            ask: paused,
+            healthy_since: Some(now),
+        },
         Answer::Reported(Reported::Unknown),
         Answer::Reported(Reported::Counted { outage: true }),
         Answer::Status {
@@ -130,9 +136,13 @@ fn every_answer_reads_back_and_a_status_is_the_admin_document() {
     let Ask::Grant(g) = q.ask(&"a", now) else {
         panic!("a first ask is granted");
     };
-    answers.push(Answer::Ask(q.ask(&"b", now))); // full
+    let asked = |ask| Answer::Ask {
+        ask,
+        healthy_since: Some(UnixSeconds(5)),
+    };
+    answers.push(asked(q.ask(&"b", now))); // full
     let _ = q.report(&"a", g.lease, &AttemptResult::Timeout, now);
-    answers.push(Answer::Ask(q.ask(&"c", now))); // rate
+    answers.push(asked(q.ask(&"c", now))); // rate
     for answer in answers {
         assert_eq!(Answer::decode(&answer.encode()), Some(answer.clone()));
     }
@@ -155,8 +165,15 @@ fn every_answer_reads_back_and_a_status_is_the_admin_document() {
         })
     );
     assert_eq!(
-        serde_json::from_slice::<Value>(&Answer::Ask(Ask::Paused).encode()).unwrap(),
-        json!({ "answer": "paused" })
+        serde_json::from_slice::<Value>(
+            &Answer::Ask {
+                ask: Ask::Paused,
+                healthy_since: None
+            }
+            .encode()
+        )
+        .unwrap(),
+        json!({ "answer": "paused", "healthy_since": null })
     );
 }
 
