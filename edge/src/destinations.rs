@@ -7,7 +7,7 @@ use hookonce_core::names::gate_name;
 use hookonce_core::route::{DestinationOp, Route};
 use worker::{Env, Request, Response, Result};
 
-use crate::api::refuse_without_token;
+use crate::api::authorized;
 use crate::internal::{GATE_BINDING, GATE_URL};
 use crate::{http, problem, sources};
 
@@ -23,15 +23,9 @@ pub async fn serve(req: &Request, env: &Env, route: &Route) -> Result<Response> 
         return problem::NOT_FOUND.respond("not a destination route");
     };
     let loaded = sources::load(env);
-    let loaded = match &*loaded {
-        Ok(l) => l,
-        Err(e) => return sources::misconfigured_for(req, env, e),
-    };
-    if let Some(refused) = refuse_without_token(req, loaded) {
-        return refused;
-    }
-    let Some(found) = loaded.source(source) else {
-        return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));
+    let found = match authorized(req, env, &loaded, source) {
+        Ok(found) => found,
+        Err(answer) => return answer,
     };
     let Some(settings) = settings_for(&found.config, destination) else {
         let detail = match found.config.forward {
