@@ -6,18 +6,12 @@
 use hookonce_e2e::browser;
 use hookonce_e2e::destinations::{destination, forwarding_worker};
 use hookonce_e2e::events::COCKPIT;
-use serde_json::Value;
 
 #[test]
 fn a_person_can_pause_and_resume_a_destination_from_the_inspector() {
     let w = forwarding_worker();
     let stdout = browser::drive(&w.base, COCKPIT, "guard.mjs", &[]);
-    let steps: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(steps.len(), 3, "{stdout}");
-    assert!(steps.iter().all(|s| s["ok"] == true), "{stdout}");
+    let steps = browser::steps(&stdout, 3);
     assert_eq!(
         (&steps[1]["shown"], &steps[1]["api"]),
         (&"paused".into(), &"paused".into()),
