@@ -120,16 +120,26 @@ pub fn counts(notes: &[Note]) -> Vec<Count> {
     out
 }
 
-/// What an entity object tells its source's feed after an alarm pass that changed it: its
-/// own outbox rows now.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OutboxSnapshot {
+/// One destination's rows in an entity object's outbox.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DestinationRows {
+    /// The destination's name (`default` for a source's `forward`).
+    pub destination: String,
     /// Rows waiting to be delivered.
     pub pending: u64,
     /// When the oldest of them was written, unix seconds.
     pub oldest_pending_at: Option<i64>,
     /// Dead letters held.
     pub dead: u64,
+}
+
+/// What an entity object tells its source's feed after an alarm pass that changed it: its
+/// own outbox rows now, per destination that has a row pending or dead, in name order
+/// (none: the object holds nothing the feed counts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutboxSnapshot {
+    /// Per destination.
+    pub destinations: Vec<DestinationRows>,
 }
 
 /// The text an object and its feed pass figures in: a line a figure, `pending N`,
@@ -163,23 +173,40 @@ fn decode(text: &str) -> Option<(u64, Option<i64>, u64, Vec<Count>)> {
 }
 
 impl OutboxSnapshot {
-    /// As an object sends it to its feed.
+    /// As an object sends it to its feed: a line a destination, `rows NAME PENDING DEAD
+    /// OLDEST` (`-` when none is pending). A destination's name has no space.
     pub fn encode(&self) -> String {
-        encode(self.pending, self.oldest_pending_at, self.dead, &[])
+        let mut out = String::new();
+        for d in &self.destinations {
+            let oldest = d
+                .oldest_pending_at
+                .map_or("-".to_owned(), |t| t.to_string());
+            let (name, pending, dead) = (&d.destination, d.pending, d.dead);
+            let _ = writeln!(out, "rows {name} {pending} {dead} {oldest}");
+        }
+        out
     }
 
-    /// Reads back what [`OutboxSnapshot::encode`] wrote; counters are not its to carry.
+    /// Reads back what [`OutboxSnapshot::encode`] wrote; `None` if a line is not one it
+    /// writes.
     pub fn decode(text: &str) -> Option<OutboxSnapshot> {
-        match decode(text)? {
-            (pending, oldest_pending_at, dead, counts) if counts.is_empty() => {
-                Some(OutboxSnapshot {
-                    pending,
-                    oldest_pending_at,
-                    dead,
-                })
-            }
-            _ => None,
+        let mut destinations = Vec::new();
+        for line in text.lines() {
+            let words: Vec<&str> = line.split(' ').collect();
+            let ["rows", name, pending, dead, oldest] = words[..] else {
+                return None;
+            };
+            destinations.push(DestinationRows {
+                destination: (!name.is_empty()).then(|| name.to_owned())?,
+                pending: pending.parse().ok()?,
+                oldest_pending_at: match oldest {
+                    "-" => None,
+                    t => Some(t.parse().ok()?),
+                },
+                dead: dead.parse().ok()?,
+            });
         }
+        Some(OutboxSnapshot { destinations })
     }
 }
 
@@ -485,13 +512,25 @@ mod tests {
         };
         assert_eq!(SourceFigures::decode("acme", &f.encode()), Some(f));
         let s = OutboxSnapshot::default();
-        assert_eq!(s.encode(), "pending 0\ndead 0\n");
+        assert_eq!(s.encode(), "");
+        assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
+        let rows = |destination: &str, pending, oldest_pending_at, dead| DestinationRows {
+            destination: destination.into(),
+            pending,
+            oldest_pending_at,
+            dead,
+        };
+        let s = OutboxSnapshot {
+            destinations: vec![rows("billing", 2, Some(-5), 0), rows("default", 0, None, 3)],
+        };
+        assert_eq!(s.encode(), "rows billing 2 0 -5\nrows default 0 3 -\n");
         assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
         let bad = [
-            "pending x",
-            "pending 1 2",
-            "oldest",
-            "count a b",
+            "pending 1",
+            "rows a 1 2",
+            "rows  1 2 -",
+            "rows a x 2 -",
+            "rows a 1 2 3 4",
             "{}",
             "count a b 1",
         ];
