@@ -8,7 +8,8 @@
 //! the body-keeping peer; also `floor` and `floor-rs`, when present),
 //! `storage-{worker}-{scenario}.json` and, for
 //! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json` (hookonce alone also
-//! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`); and the criterion
+//! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`, and `hot` with 0, 1, 2 and 4
+//! destinations: `load-fanout-{N}-r{R}.json`); and the criterion
 //! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
 
@@ -472,6 +473,36 @@ fn main() {
             NA,
             NA,
         ]);
+    }
+    // 5d. Fan-out: `hot` with 1, 2 and 4 destinations against the same run without
+    // forwarding (each on a workerd of its own, rounds interleaved), and what an applied
+    // event writes with them.
+    if let Some(none) = Rounds::read(raw, "fanout-0") {
+        let (eps0, cpu0) = (none.events_per_sec(), none.cpu_per_event());
+        for n in [0, 1, 2, 4] {
+            let Some(r) = Rounds::read(raw, &format!("fanout-{n}")) else {
+                continue;
+            };
+            let (eps, cpu) = (r.events_per_sec(), r.cpu_per_event());
+            let applied = r.merged()["rows_written"]["applied"]["mean"].as_f64();
+            t.row([
+                &format!(
+                    "`hot`, every event forwarded to {n} destination{}: events/s · CPU µs per event · rows written per applied (ratios: events/s, CPU, to no forwarding)",
+                    if n == 1 { "" } else { "s" }
+                ),
+                "workerd direct, each destination bench-origin (200 at once, loopback)",
+                &format!(
+                    "{} · {} · {}",
+                    median(&eps).map_or(NA.into(), num),
+                    median(&cpu).map_or(NA.into(), num),
+                    applied.map_or(NA.into(), |a| format!("{a:.2}"))
+                ),
+                NA,
+                NA,
+                &times(paired(&eps, &eps0)),
+                &times(paired(&cpu, &cpu0)),
+            ]);
+        }
     }
     // Per object too: unlike per event, it does not move with how many events each of a
     // run's new entities got, so runs at different speeds compare.
