@@ -190,7 +190,7 @@ impl FeedStore {
     }
 
     /// The source's figures for `/metrics`: its counters, and its objects' outbox rows
-    /// summed.
+    /// summed, and summed per destination.
     pub fn figures(&self, source: String) -> Result<SourceFigures> {
         row! {
             struct Counter {
@@ -222,6 +222,7 @@ impl FeedStore {
             pending: n(rows.pending),
             oldest_pending_at: rows.oldest,
             dead: n(rows.dead),
+            destinations: self.destination_rows()?,
         })
     }
 
