@@ -15,6 +15,7 @@ use hookonce_core::verify::Scheme;
   hookonce send http://127.0.0.1:8787 --source cockpit --secret whsec_… --fixture cardholder.updated --repeat 3
   hookonce check http://127.0.0.1:8787 --source cockpit --entity ch_sample_1
   hookonce stats http://127.0.0.1:8787 --source cockpit --watch
+  hookonce destination pause http://127.0.0.1:8787 --source cockpit --destination default
   hookonce listen --port 4000 --secret whsec_…
 
 The base URL and the admin token may also come from HOOKONCE_URL and HOOKONCE_ADMIN_TOKEN.
@@ -38,6 +39,7 @@ pub enum Command {
     Check(CheckArgs),
     Tail(TailArgs),
     Stats(StatsArgs),
+    Destination(DestinationArgs),
     Listen(ListenArgs),
 }
 
@@ -298,6 +300,38 @@ pub struct StatsArgs {
     #[arg(long, value_name = "SECONDS", num_args = 0..=1, default_missing_value = "5",
           value_parser = parse_watch)]
     pub watch: Option<f64>,
+}
+
+/// What `hookonce destination` does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DestinationAction {
+    /// Show its state: closed, open, half-open or paused, with its figures.
+    Status,
+    /// Send nothing to it until resumed; its rows wait, none is spent.
+    Pause,
+    /// Send to it again.
+    Resume,
+}
+
+/// Show, pause or resume a source's destination: the guard all its entities share.
+#[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  hookonce destination status http://127.0.0.1:8787 --source cockpit
+  hookonce destination pause http://127.0.0.1:8787 --source cockpit --destination default
+
+A source's single forward is the destination named default. While paused, no entity
+sends to it: their rows wait, spend no attempt and never become dead letters for it.")]
+pub struct DestinationArgs {
+    /// status, pause or resume.
+    #[arg(value_enum)]
+    pub action: DestinationAction,
+
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The destination's name.
+    #[arg(long, default_value = "default")]
+    pub destination: String,
 }
 
 /// Receive what hookonce forwards: verify each event's signature, print it with its

@@ -1,4 +1,5 @@
-//! `hookonce`: sign, verify, send, replay, check, tail, stats and listen from a terminal.
+//! `hookonce`: sign, verify, send, replay, check, tail, stats, destination and listen from
+//! a terminal.
 //!
 //! Exit codes: 0 success; 1 a negative answer (an invalid signature, a delivery that
 //! failed, a replay that changed something); 2 an error (bad input, an unreachable URL,
@@ -8,6 +9,7 @@
 
 mod admin;
 mod args;
+mod destination;
 mod exposition;
 mod fixtures;
 mod http;
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Command::Check(a) => admin::check(a, json),
         Command::Tail(a) => admin::tail(a, json),
         Command::Stats(a) => stats::run(a, json),
+        Command::Destination(a) => destination::run(a, json),
         Command::Listen(a) => listen::run(a, json),
     };
     match result {

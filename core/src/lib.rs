@@ -101,6 +101,7 @@ pub mod drain;
 pub mod entity;
 pub mod filter;
 pub mod forward;
+pub mod gate;
 pub mod outbox;
 pub mod packing;
 pub mod protect;

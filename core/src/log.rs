@@ -231,6 +231,40 @@ pub fn secret_missing(source: &str, binding: &str) -> LogRecord {
     )
 }
 
+#[derive(Serialize)]
+struct DestinationChange<'a> {
+    source: &'a str,
+    destination: &'a str,
+    state: &'static str,
+    at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    probe_at: Option<i64>,
+}
+
+/// `{"msg":"destination", source, destination, state, at}` (an opening adds `cause` and
+/// `probe_at`): a change of a destination's guard (`protect::Transition`). Opening is a
+/// `warn`: the destination is failing and its rows wait; the rest are `info`.
+pub fn destination(source: &str, destination: &str, t: &crate::protect::Transition) -> LogRecord {
+    use crate::protect::Transition;
+    let (level, cause, probe_at) = match t {
+        Transition::Opened {
+            cause, probe_at, ..
+        } => (LogLevel::Warn, Some(cause.to_string()), Some(probe_at.0)),
+        _ => (LogLevel::Info, None, None),
+    };
+    let fields = DestinationChange {
+        source,
+        destination,
+        state: t.name(),
+        at: t.at().0,
+        cause,
+        probe_at,
+    };
+    LogRecord::new(level, "destination", fields)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

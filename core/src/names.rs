@@ -110,6 +110,23 @@ pub fn entity_of(object_name: &str) -> Option<&str> {
     }
 }
 
+/// The gate object of a source's destination (`{source}/{destination}`, in its own
+/// namespace): one per pair, shared by all the source's entities (`gate`). Source names
+/// contain no `/`, so [`gate_parts`] reads both back whatever the destination's name holds.
+#[must_use]
+pub fn gate_name(source: &str, destination: &str) -> String {
+    format!("{source}/{destination}")
+}
+
+/// The source and destination a gate object serves, from its name; `None` for a name
+/// [`gate_name`] never makes.
+#[must_use]
+pub fn gate_parts(gate_name: &str) -> Option<(&str, &str)> {
+    gate_name
+        .split_once('/')
+        .filter(|(s, d)| !s.is_empty() && !d.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +184,15 @@ mod tests {
         assert_eq!(order_of("gh/i/evt_1"), Order::EachDue);
         assert_eq!(object_kind("gh/b/x"), None);
         assert_eq!(object_kind("gh"), None);
+    }
+
+    #[test]
+    fn a_gate_name_gives_back_its_source_and_destination() {
+        let name = gate_name("cockpit", "billing/v2");
+        assert_eq!(name, "cockpit/billing/v2");
+        assert_eq!(gate_parts(&name), Some(("cockpit", "billing/v2")));
+        assert_eq!(gate_parts("cockpit"), None);
+        assert_eq!(gate_parts("cockpit/"), None);
+        assert_eq!(gate_parts("/default"), None);
     }
 }

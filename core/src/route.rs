@@ -24,6 +24,12 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("GET", "/events/{source}/{event_id}"),
     ("POST", "/admin/outbox/{source}/{entity}/retry"),
     ("POST", "/admin/replay/{source}/{event_id}"),
+    ("GET", "/sources/{source}/destinations/{destination}/status"),
+    ("POST", "/sources/{source}/destinations/{destination}/pause"),
+    (
+        "POST",
+        "/sources/{source}/destinations/{destination}/resume",
+    ),
     ("POST", "/v1/messages"),
     ("GET", "/v1/messages/status"),
     ("GET", "/inspect"),
@@ -99,11 +105,33 @@ pub enum Route {
         /// The entity the event is about, if it has one.
         entity: Option<String>,
     },
+    /// `GET /sources/{source}/destinations/{destination}/status`, and `POST` its `pause`
+    /// and `resume`: a destination's guard, shared by the source's entities.
+    Destination {
+        /// The source name.
+        source: String,
+        /// The destination's name (`default` for a source's single `forward`).
+        destination: String,
+        /// What is asked of it.
+        op: DestinationOp,
+    },
     /// `POST /v1/messages`: the publish API.
     Publish,
     /// `GET /v1/messages/status`: the delivery of the message published under the request's
     /// Idempotency-Key.
     MessageStatus,
+}
+
+/// What an operator asks of a destination.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+// Exhaustive: the edge serves every variant; a new one must fail its build.
+pub enum DestinationOp {
+    /// Its state.
+    Status,
+    /// Send nothing to it until resumed.
+    Pause,
+    /// Send to it again.
+    Resume,
 }
 
 /// Why a request matches no route.
@@ -215,6 +243,20 @@ impl Route {
                     entity: entity()?,
                 },
             ),
+            ["sources", source, "destinations", destination, op] => {
+                let (allow, op) = match *op {
+                    "status" => ("GET", DestinationOp::Status),
+                    "pause" => ("POST", DestinationOp::Pause),
+                    "resume" => ("POST", DestinationOp::Resume),
+                    _ => return Err(RouteError::NotFound),
+                };
+                let route = Route::Destination {
+                    source: (*source).into(),
+                    destination: (*destination).into(),
+                    op,
+                };
+                (allow, route)
+            }
             ["v1", "messages"] => ("POST", Route::Publish),
             ["v1", "messages", "status"] => ("GET", Route::MessageStatus),
             _ => return Err(RouteError::NotFound),
@@ -277,7 +319,8 @@ mod tests {
             let path = template
                 .replace("{source}", "cockpit")
                 .replace("{entity}", "ch_1")
-                .replace("{event_id}", "evt_1");
+                .replace("{event_id}", "evt_1")
+                .replace("{destination}", "default");
             assert!(Route::parse(method, &path, "").is_ok(), "{method} {path}");
             let other = if *method == "GET" { "POST" } else { "GET" };
             assert_eq!(
@@ -321,8 +364,30 @@ mod tests {
     }
 
     #[test]
+    fn a_destinations_routes_name_its_source_destination_and_operation() {
+        assert_eq!(
+            Route::parse("POST", "/sources/cockpit/destinations/bill%2Fing/pause", ""),
+            Ok(Route::Destination {
+                source: "cockpit".into(),
+                destination: "bill/ing".into(),
+                op: DestinationOp::Pause,
+            })
+        );
+        assert_eq!(
+            Route::parse("GET", "/sources/cockpit/destinations/default/resume", ""),
+            Err(RouteError::MethodNotAllowed { allow: "POST" })
+        );
+    }
+
+    #[test]
     fn unknown_paths_are_not_found() {
-        for path in ["/nope", "/webhooks", "/webhooks/a/b", "/v1/messages/x/y"] {
+        for path in [
+            "/nope",
+            "/webhooks",
+            "/webhooks/a/b",
+            "/v1/messages/x/y",
+            "/sources/cockpit/destinations/default/stop",
+        ] {
             assert_eq!(
                 Route::parse("GET", path, ""),
                 Err(RouteError::NotFound),

@@ -93,6 +93,26 @@ pub fn refuse_without_token(req: &Request, loaded: &Loaded) -> Option<Result<Res
     missing.then(|| problem::UNAUTHORIZED.respond("send Authorization: Bearer <admin token>"))
 }
 
+/// The source `source` a read or admin request names, if the configuration loaded, the
+/// request carries the admin token and the source exists; otherwise the answer to give.
+pub fn authorized<'l>(
+    req: &Request,
+    env: &Env,
+    loaded: &'l std::result::Result<Loaded, String>,
+    source: &str,
+) -> std::result::Result<&'l Source, Result<Response>> {
+    let loaded = match loaded {
+        Ok(l) => l,
+        Err(e) => return Err(sources::misconfigured_for(req, env, e)),
+    };
+    if let Some(refused) = refuse_without_token(req, loaded) {
+        return Err(refused);
+    }
+    loaded
+        .source(source)
+        .ok_or_else(|| problem::UNKNOWN_SOURCE.respond(format!("no source named {source}")))
+}
+
 /// A read or admin route: authenticate, then ask the object that owns the entity (or the
 /// source's feed).
 pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> {
@@ -100,15 +120,9 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
         return problem::NOT_FOUND.respond("not a read or admin route");
     };
     let loaded = sources::load(env);
-    let loaded = match &*loaded {
-        Ok(l) => l,
-        Err(e) => return sources::misconfigured_for(req, env, e),
-    };
-    if let Some(refused) = refuse_without_token(req, loaded) {
-        return refused;
-    }
-    let Some(found) = loaded.source(source) else {
-        return problem::UNKNOWN_SOURCE.respond(format!("no source named {source}"));
+    let found = match authorized(req, env, &loaded, source) {
+        Ok(found) => found,
+        Err(answer) => return answer,
     };
     let Some((source, binding, object, url, post)) = target(route, found) else {
         return problem::NOT_FOUND.respond("not a read or admin route");

@@ -9,6 +9,8 @@ pub const ENTITY_BINDING: &str = "ENTITY";
 pub const KEYS_BINDING: &str = "KEYS";
 /// The feed objects' namespace binding (one per source).
 pub const FEED_BINDING: &str = "FEED";
+/// The gate objects' namespace binding (one per source and destination).
+pub const GATE_BINDING: &str = "GATE";
 
 /// The decision label on a delivery's answer (`Decision::label`).
 pub const OUTCOME_HEADER: &str = "hookonce-outcome";
@@ -21,6 +23,8 @@ pub const SCOPE_HEADER: &str = "x-hookonce-scope";
 pub const PUBLISH_URL: &str = "https://key.hookonce/publish";
 /// The URL a key object is called at for its message's delivery status.
 pub const STATUS_URL: &str = "https://key.hookonce/status";
+/// The URL a gate object is called at: a POST of core's `gate::Call`.
+pub const GATE_URL: &str = "https://gate.hookonce/call";
 
 /// What an entity object is asked to do.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,11 +10,13 @@
 //! - `store` (all SQL: schema, point reads, one statement per core command), `send`
 //!   (outgoing POST);
 //! - `outbox` (the alarm: delivery in order, durable row by row; pruning);
-//! - the Worker side: `ingest`, `api` (read and admin), `publish`;
+//! - the Worker side: `ingest`, `api` (read and admin), `destinations` (a destination's
+//!   status, pause and resume), `publish`;
 //! - `logs` (structured log lines), `notes` (feed notes, off the path);
 //! - the Durable Objects: [`EntityObject`] (one per source and entity), [`KeyObject`]
-//!   (one per publish token and Idempotency-Key) and [`FeedObject`] (one per source: its
-//!   feed, dead letters, `/metrics`' figures and the inspector's last hour).
+//!   (one per publish token and Idempotency-Key), [`FeedObject`] (one per source: its
+//!   feed, dead letters, `/metrics`' figures and the inspector's last hour) and
+//!   [`GateObject`] (one per source and destination: the guard its entities share).
 
 /// talc, not the standard library's dlmalloc: 3.2 KB less of gzipped wasm.
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
@@ -25,8 +27,10 @@ mod answer;
 mod api;
 mod bucket;
 mod clock;
+mod destinations;
 mod entity;
 mod feed;
+mod gate;
 mod http;
 mod ingest;
 mod internal;
@@ -49,6 +53,7 @@ use worker::{event, js_sys, web_sys, worker_sys::Context, Env, Request, Response
 
 pub use entity::EntityObject;
 pub use feed::FeedObject;
+pub use gate::GateObject;
 pub use keys::KeyObject;
 
 /// The static files' binding: `edge/assets/`, the API description and the inspector page,
@@ -166,6 +171,7 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         | Route::Event { .. }
         | Route::RetryDead { .. }
         | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,
+        Route::Destination { .. } => destinations::serve(&Request::from(req), env, route).await,
         Route::Metrics => metrics::serve(&Request::from(req), env).await,
         Route::Publish => publish::publish(req.into(), env).await,
         Route::MessageStatus => publish::status(req.into(), env).await,

@@ -51,3 +51,15 @@ pub fn drive(base: &str, source: &str, script: &str, vars: &[(&str, &str)]) -> S
     );
     stdout
 }
+
+/// A driver's `stdout` as its steps, one JSON object a line; panics unless there are
+/// `count` and every one is `ok`.
+pub fn steps(stdout: &str, count: usize) -> Vec<serde_json::Value> {
+    let steps: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(steps.len(), count, "{stdout}");
+    assert!(steps.iter().all(|s| s["ok"] == true), "{stdout}");
+    steps
+}

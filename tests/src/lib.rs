@@ -30,6 +30,7 @@
 
 pub mod browser;
 pub mod buckets;
+pub mod destinations;
 pub mod oracle;
 pub mod origin;
 pub mod peers;

@@ -175,11 +175,13 @@ const worker :Workerd.Worker = (
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
     (name = "FEED", durableObjectNamespace = "FeedObject"),
+    (name = "GATE", durableObjectNamespace = "GateObject"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-e2e-entity", enableSql = true),
     (className = "KeyObject", uniqueKey = "hookonce-e2e-keys", enableSql = true),
     (className = "FeedObject", uniqueKey = "hookonce-e2e-feed", enableSql = true),
+    (className = "GateObject", uniqueKey = "hookonce-e2e-gate", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
   globalOutbound = "internet",

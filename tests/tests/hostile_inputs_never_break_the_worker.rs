@@ -149,7 +149,8 @@ fn cases(origin: &Origin) -> Vec<Case> {
         let path = template
             .replace("{source}", COCKPIT)
             .replace("{entity}", CANARY)
-            .replace("{event_id}", "evt_x");
+            .replace("{event_id}", "evt_x")
+            .replace("{destination}", "default");
         for other in ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
             if other != *method {
                 v.push(with_headers(

@@ -104,12 +104,7 @@ fn the_chart_shows_the_counts_sent_and_the_health_the_pending_row_and_the_dead_l
             ),
         ],
     );
-    let steps: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(steps.len(), 3, "{stdout}");
-    assert!(steps.iter().all(|s| s["ok"] == true), "{stdout}");
+    let steps = browser::steps(&stdout, 3);
     assert_eq!(steps[1]["bars"], totals, "{stdout}");
     let shown = json!([
         {"destination": "app", "target": format!("url {app}"), "pending": "1", "dead": "1"},

@@ -15,6 +15,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use hookonce_e2e::destinations::forwarding_worker;
 use hookonce_e2e::events::{
     at, cardholder_created, cardholder_updated, cockpit_secret, payment_captured, COCKPIT,
 };
@@ -80,9 +81,11 @@ fn config(seeded: &Seeded) -> String {
          [dictionaries.entities]\nvalues = {entities}\n\
          [dictionaries.events]\nvalues = {events}\n\
          [dictionaries.keys]\nvalues = {keys}\n\
+         [dictionaries.destinations]\nvalues = [\"default\"]\n\
          [parameters]\n\
          \"path.source\" = {source}\n\"path.entity\" = {entity}\n\
          \"query.entity\" = {entity}\n\"path.event_id\" = {event}\n\
+         \"path.destination\" = {destination}\n\
          [[operations]]\ninclude-operation-id = \"messageStatus\"\n\
          parameters = {{ \"header.idempotency-key\" = {key} }}\n",
         sources = list(&[COCKPIT.to_owned()]),
@@ -92,6 +95,7 @@ fn config(seeded: &Seeded) -> String {
         source = bind("sources"),
         entity = bind("entities"),
         event = bind("events"),
+        destination = bind("destinations"),
         key = bind("keys"),
     )
 }
@@ -184,7 +188,8 @@ fn answered(entries: &[Value], method: &str, prefix: &str, status: u64) -> bool 
 
 #[test]
 fn the_running_worker_matches_its_openapi_description() {
-    let w = Workerd::builder().start();
+    // cockpit forwards (to a closed port), so it has the destination named `default`.
+    let w = forwarding_worker();
     let served = w.get("/openapi.json");
     let file = std::fs::read(repo_root().join("edge/assets/openapi.json"))
         .expect("edge/assets/openapi.json");
@@ -220,6 +225,24 @@ fn the_running_worker_matches_its_openapi_description() {
         (&admin, "GET", format!("/events{source}/"), 200),
         (&admin, "POST", format!("/admin/replay{source}/"), 200),
         (&admin, "POST", format!("/admin/outbox{source}/"), 200),
+        (
+            &admin,
+            "GET",
+            format!("/sources{source}/destinations/default/status"),
+            200,
+        ),
+        (
+            &admin,
+            "POST",
+            format!("/sources{source}/destinations/default/pause"),
+            200,
+        ),
+        (
+            &admin,
+            "POST",
+            format!("/sources{source}/destinations/default/resume"),
+            200,
+        ),
         // Deliveries signed by tests/schemathesis_hooks.py are handled; the rest are
         // refused by the source's verifier, not by the router.
         (&admin, "POST", format!("/webhooks{source}"), 200),

@@ -1,0 +1,86 @@
+//! `GateObject`: one per (source, destination), the guard all the source's entities share
+//! for that destination (issue 54): core's `gate::Gate` holds its `Protect`, and each call
+//! or alarm runs as core's `gate::Command`s, one IO per arm. The state that must survive
+//! a restart is one row (`store::gate`), written before anything else goes out.
+
+use std::cell::RefCell;
+
+use hookonce_core::gate::{Call, Command, Gate};
+use hookonce_core::log::LogLevel;
+use hookonce_core::time::UnixSeconds;
+use wasm_bindgen::JsValue;
+use worker::{js_sys, web_sys, Env, Request, Response, Result, ScheduledTime, State};
+
+use crate::store::gate::GateStore;
+use crate::task::export_object;
+use crate::{clock, logs, problem, sources};
+
+export_object!(GateObjectClass as "GateObject" for GateObject, alarm);
+
+pub struct GateObject {
+    state: State,
+    env: Env,
+    gate: RefCell<Gate>,
+}
+
+impl GateObject {
+    fn new(state: State, env: Env) -> Self {
+        GateStore::create(&state);
+        let saved = GateStore::new(&state).saved().unwrap_or_else(|e| {
+            worker::console_error!("hookonce: reading a gate object's state failed: {e}");
+            None
+        });
+        Self {
+            state,
+            env,
+            gate: RefCell::new(Gate::new(saved)),
+        }
+    }
+
+    async fn fetch(&self, req: web_sys::Request) -> Result<Response> {
+        let body = Request::from(req).bytes().await?;
+        let call = match Call::decode(&body) {
+            Ok(call) => call,
+            Err(e) => return problem::BAD_REQUEST.respond(e),
+        };
+        let Some(name) = self.state.id().name() else {
+            return problem::INTERNAL
+                .respond("a gate object is named by its source and destination");
+        };
+        // Decided and kept with no `.await` in between (`run`'s first arms are synchronous).
+        let commands = self.gate.borrow_mut().handle(&name, call, clock::now());
+        self.run(commands).await
+    }
+
+    async fn alarm(&self) -> Result<Response> {
+        let commands = self.gate.borrow_mut().alarm(clock::now());
+        self.run(commands).await
+    }
+
+    /// Carries out core's commands in order; the answer is the last.
+    async fn run(&self, commands: Vec<Command>) -> Result<Response> {
+        let store = GateStore::new(&self.state);
+        let level = match &*sources::load(&self.env) {
+            Ok(loaded) => loaded.log,
+            Err(_) => LogLevel::default(),
+        };
+        for command in commands {
+            match command {
+                Command::Keep(saved) => store.keep(&saved)?,
+                Command::Log(record) => logs::emit(level, record),
+                Command::SetAlarm(at) => set_alarm(&self.state, at).await?,
+                Command::Answer(answer) => {
+                    return problem::bytes_response(200, answer.encode(), "application/json")
+                }
+            }
+        }
+        Response::ok("done")
+    }
+}
+
+/// Sets the object's alarm for `at`.
+async fn set_alarm(state: &State, at: UnixSeconds) -> Result<()> {
+    // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
+    let date = js_sys::Date::new(&JsValue::from_f64((at.0 * 1000) as f64));
+    state.storage().set_alarm(ScheduledTime::new(date)).await
+}
