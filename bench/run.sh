@@ -204,18 +204,21 @@ if [[ ${workers[0]} == hookonce ]]; then
 fi
 
 # 7. Fan-out: hookonce forwarding every event of the default source to 0, 1, 2 and 4
-# destinations, each count on a workerd of its own, every destination bench-origin (200 at
-# once, on loopback), `hot` in rotating rounds: events/s and CPU per event of each over the
-# run without forwarding, and rows written per applied event (3 plus 2 per destination).
+# destinations, each count on a workerd of its own, its destinations on a bench-origin of
+# its own (200 at once, on loopback), `hot` in rotating rounds: events/s and CPU per event
+# of each over the run without forwarding, rows written per applied event (3 plus 2 per
+# destination); and, as the forwarding runs mostly after the load, the same to the moment
+# the origin has every message the round's applied events owe it.
 fanout=(0 1 2 4)
 if [[ ${workers[0]} == hookonce ]]; then
-    "$CARGO_TARGET_DIR/release/bench-origin" >"$raw/origin.port" &
-    pids+=("$!")
-    until [[ -s $raw/origin.port ]]; do sleep 0.05; done
-    origin=http://127.0.0.1:$(cat "$raw/origin.port")
-    declare -A fan_url fan_pid
+    declare -A fan_url fan_pid fan_origin
     for n in "${fanout[@]}"; do
-        BENCH_DESTINATIONS=$n BENCH_ORIGIN=$origin bench_serve "fanout-$n" hookonce "$build"
+        # An origin per count, so each round's deliveries are its own (GET /count).
+        "$CARGO_TARGET_DIR/release/bench-origin" >"$raw/origin-$n.port" &
+        pids+=("$!")
+        until [[ -s $raw/origin-$n.port ]]; do sleep 0.05; done
+        fan_origin[$n]=http://127.0.0.1:$(cat "$raw/origin-$n.port")
+        BENCH_DESTINATIONS=$n BENCH_ORIGIN=${fan_origin[$n]} bench_serve "fanout-$n" hookonce "$build"
         fan_url[$n]=http://127.0.0.1:$port fan_pid[$n]=$served
         if ((warmup > 0)); then
             step "7/7 warm-up: hookonce with $n destinations, ${warmup}s of unique, not measured"
@@ -223,11 +226,25 @@ if [[ ${workers[0]} == hookonce ]]; then
                 --concurrency "$concurrency" --json >"$raw/warmup-fanout-$n.json" || die "warming fan-out $n up failed"
         fi
     done
+    taken() { curl -sf "${fan_origin[$1]}/count"; }
+    ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # workerd's user + system CPU
     for ((r = 1; r <= rounds; r++)); do
         for ((i = 0; i < ${#fanout[@]}; i++)); do
-            n=${fanout[$(((i + r - 1) % ${#fanout[@]}))]}
-            step "7/7 fan-out: hot round $r/$rounds on hookonce with $n destinations, ${seconds}s at concurrency $concurrency"
-            run_load hot "${fan_url[$n]}" "fanout-$n-r$r" "${fan_pid[$n]}" || die "loading fan-out $n failed"
+            n=${fanout[$(((i + r - 1) % ${#fanout[@]}))]} pid=${fan_pid[$n]}
+            step "7/7 fan-out: hot round $r/$rounds on hookonce with $n destinations, ${seconds}s at concurrency $concurrency, then its forwarding"
+            before=$(taken "$n") cpu0=$(ticks "$pid") t0=$(date +%s%N)
+            run_load hot "${fan_url[$n]}" "fanout-$n-r$r" "$pid" || die "loading fan-out $n failed"
+            # The forwarding runs in the entities' alarms, mostly once the load has stopped:
+            # the round is done when the origin has every message its applied events owe.
+            applied=$(grep -o '"outcomes":{[^}]*}' "$raw/load-fanout-$n-r$r.json" | grep -o '"applied":[0-9]*' | cut -d: -f2)
+            owed=$((${applied:-0} * n)) deadline=$((SECONDS + 120))
+            until (($(taken "$n") - before >= owed)); do
+                ((SECONDS < deadline)) || die "fan-out $n: the origin took $(($(taken "$n") - before)) of $owed messages in 120 s"
+                sleep 0.05
+            done
+            printf '{"applied":%d,"owed":%d,"seconds":%s,"cpu_ticks":%d,"clk_tck":%d}\n' "${applied:-0}" "$owed" \
+                "$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN {printf "%.3f", ns / 1e9}')" \
+                "$(($(ticks "$pid") - cpu0))" "$(getconf CLK_TCK)" >"$raw/done-fanout-$n-r$r.json"
         done
     done
 fi

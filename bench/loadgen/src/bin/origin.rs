@@ -1,7 +1,8 @@
-//! `bench-origin`: the application a benchmark forwards to. It answers every request 200 at
+//! `bench-origin`: the application a benchmark forwards to. It answers every POST 200 at
 //! once with an empty body, over HTTP/1.1 with keep-alive, a thread per connection, and
-//! counts nothing: `bench/run.sh`'s fan-out step measures hookonce's cost of forwarding, not
-//! an application's.
+//! counts them: `GET /count` answers how many it took. `bench/run.sh`'s fan-out step
+//! measures hookonce's cost of forwarding, not an application's, and how much of it was
+//! done within a round.
 //!
 //! ```text
 //! bench-origin            # prints its port, then serves until killed
@@ -9,6 +10,10 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// POSTs taken.
+static TAKEN: AtomicU64 = AtomicU64::new(0);
 
 /// Serves one connection until the peer closes it or sends something that is not a request
 /// with a `content-length` (hookonce's POSTs all have one).
@@ -18,6 +23,7 @@ fn serve(stream: TcpStream) -> std::io::Result<()> {
     let mut line = String::new();
     loop {
         let mut length = 0usize;
+        let mut post = None;
         // The request line, then headers up to the blank line.
         loop {
             line.clear();
@@ -28,6 +34,7 @@ fn serve(stream: TcpStream) -> std::io::Result<()> {
             if header.is_empty() {
                 break;
             }
+            post.get_or_insert_with(|| header.starts_with("POST "));
             if let Some((name, value)) = header.split_once(':') {
                 if name.eq_ignore_ascii_case("content-length") {
                     length = value.trim().parse().unwrap_or(0);
@@ -35,7 +42,14 @@ fn serve(stream: TcpStream) -> std::io::Result<()> {
             }
         }
         std::io::copy(&mut (&mut input).take(length as u64), &mut std::io::sink())?;
-        out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")?;
+        if post == Some(true) {
+            TAKEN.fetch_add(1, Ordering::Relaxed);
+            out.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")?;
+        } else {
+            let n = TAKEN.load(Ordering::Relaxed).to_string();
+            let head = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n", n.len());
+            out.write_all(format!("{head}{n}").as_bytes())?;
+        }
     }
 }
 
