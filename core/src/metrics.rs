@@ -312,18 +312,11 @@ const COUNTERS: &[(&str, &str, &str, &str, &[&str])] = &[
     ),
 ];
 
-/// A gauge family: its name, its help, and its value for a source at a time.
-type Gauge = (
-    &'static str,
-    &'static str,
-    fn(&SourceFigures, UnixSeconds) -> u64,
-);
-
-/// A per-destination gauge family: its name, its help, and its value for a destination's
-/// rows at a time.
-type DestinationGauge = (
-    &'static str,
-    &'static str,
+/// An exact gauge of outbox rows: its family per source and per destination (name, help),
+/// and its value for a source's or a destination's rows at a time.
+type RowsGauge = (
+    (&'static str, &'static str),
+    (&'static str, &'static str),
     fn(&DestinationRows, UnixSeconds) -> u64,
 );
 
@@ -379,61 +372,56 @@ pub fn exposition(f: &Figures, now: UnixSeconds) -> String {
             }
         }
     }
-    let gauges: [Gauge; 3] = [
+    // The exact gauges of outbox rows: per source, then the same per destination, a sample
+    // for each destination holding a row pending or dead (the configured ones, and removed
+    // ones while their dead letters are held, so the labels stay bounded by the
+    // configuration).
+    let gauges: [RowsGauge; 3] = [
         (
-            "hookonce_outbox_pending_rows",
-            "Outbox rows waiting to be delivered (exact, as of each object's last alarm pass).",
-            |s, _| s.pending,
+            ("hookonce_outbox_pending_rows", "Outbox rows waiting to be delivered (exact, as of each object's last alarm pass)."),
+            ("hookonce_destination_pending_rows", "Outbox rows waiting to be delivered to the destination (exact; no sample: none pending or dead)."),
+            |r, _| r.pending,
         ),
         (
-            "hookonce_outbox_oldest_pending_age_seconds",
-            "Age of the oldest pending outbox row; 0 when none is pending (exact).",
-            |s, now| age(s.oldest_pending_at, now),
+            ("hookonce_outbox_oldest_pending_age_seconds", "Age of the oldest pending outbox row; 0 when none is pending (exact)."),
+            ("hookonce_destination_oldest_pending_age_seconds", "Age of the destination's oldest pending outbox row; 0 when none is pending (exact)."),
+            |r, now| age(r.oldest_pending_at, now),
         ),
         (
-            "hookonce_dead_letters",
-            "Dead letters held, until requeued (exact).",
-            |s, _| s.dead,
-        ),
-    ];
-    for (name, help, value) in gauges {
-        head(&mut out, name, "gauge", help);
-        for s in sources {
-            let source = escape_label(&s.source);
-            let _ = writeln!(out, "{name}{{source=\"{source}\"}} {}", value(s, now));
-        }
-    }
-    // The same per destination: a sample for each destination holding a row pending or
-    // dead, the configured ones and removed ones with dead letters, so the labels stay
-    // bounded by the configuration.
-    let per_destination: [DestinationGauge; 3] = [
-        (
-            "hookonce_destination_pending_rows",
-            "Outbox rows waiting to be delivered to the destination (exact; no sample: none pending or dead).",
-            |d, _| d.pending,
-        ),
-        (
-            "hookonce_destination_oldest_pending_age_seconds",
-            "Age of the destination's oldest pending outbox row; 0 when none is pending (exact).",
-            |d, now| age(d.oldest_pending_at, now),
-        ),
-        (
-            "hookonce_destination_dead_letters",
-            "Dead letters held for the destination, until requeued (exact).",
-            |d, _| d.dead,
+            ("hookonce_dead_letters", "Dead letters held, until requeued (exact)."),
+            ("hookonce_destination_dead_letters", "Dead letters held for the destination, until requeued (exact)."),
+            |r, _| r.dead,
         ),
     ];
-    for (name, help, value) in per_destination {
-        head(&mut out, name, "gauge", help);
-        for s in sources {
-            let source = escape_label(&s.source);
-            for d in &s.destinations {
-                let to = escape_label(&d.destination);
-                let v = value(d, now);
-                let _ = writeln!(
-                    out,
-                    "{name}{{source=\"{source}\",destination=\"{to}\"}} {v}"
-                );
+    for per_destination in [false, true] {
+        for (source_family, destination_family, value) in &gauges {
+            let (name, help) = match per_destination {
+                false => source_family,
+                true => destination_family,
+            };
+            head(&mut out, name, "gauge", help);
+            for s in sources {
+                let source = escape_label(&s.source);
+                let total = DestinationRows {
+                    destination: String::new(),
+                    pending: s.pending,
+                    oldest_pending_at: s.oldest_pending_at,
+                    dead: s.dead,
+                };
+                let samples = match per_destination {
+                    false => vec![(String::new(), value(&total, now))],
+                    true => s
+                        .destinations
+                        .iter()
+                        .map(|d| {
+                            let to = escape_label(&d.destination);
+                            (format!(",destination=\"{to}\""), value(d, now))
+                        })
+                        .collect(),
+                };
+                for (labels, v) in samples {
+                    let _ = writeln!(out, "{name}{{source=\"{source}\"{labels}}} {v}");
+                }
             }
         }
     }
