@@ -2,11 +2,12 @@
 # hookonce benchmark: native core (criterion), bundle size, then load (hookonce, the two JS
 # peers: ids only and body-keeping, and two floors: JS and Rust), storage cost (rows written,
 # bytes on disk per event and per object with the body kept and once pruned) and start-up on
-# local workerd, each against both JS peers in the same run. Prints one markdown table and writes it to
+# local workerd, each against both JS peers in the same run; then hookonce's `hot` with 0,
+# 1, 2 and 4 destinations (fan-out). Prints one markdown table and writes it to
 # bench/out/latest.md. Progress goes to stderr.
 #
 #   bash bench/run.sh                  # after `make build` (`make bench` also builds the Rust
-#                                      # floor); ~46 min (5 rounds of 20 s per scenario and worker)
+#                                      # floor); ~53 min (5 rounds of 20 s per scenario and worker, then fan-out)
 #   BENCH_QUICK=1 bash bench/run.sh    # tiny load (1 round of 1 s per scenario), for CI
 # Each scenario runs BENCH_ROUNDS rounds; in each round every worker runs once, in an order
 # that rotates from round to round, so drift on a shared machine hits all alike. The table
@@ -73,7 +74,7 @@ else
 fi
 
 # 1. Native core.
-step "1/6 core pipeline, criterion (native)"
+step "1/7 core pipeline, criterion (native)"
 criterion_args=()
 [[ $quick == 1 ]] && criterion_args=(--warm-up-time 0.1 --measurement-time 0.2 --sample-size 10)
 rm -rf "$CARGO_TARGET_DIR/criterion/1KiB" "$CARGO_TARGET_DIR/criterion/64KiB"
@@ -81,7 +82,7 @@ cargo bench -q -p hookonce-core --bench pipeline -- "${criterion_args[@]}" >"$ra
     || { cat "$raw/criterion.log" >&2; die "criterion failed"; }
 
 # 2. Bundle: exactly the files workerd loads, as deployed.
-step "2/6 bundle sizes"
+step "2/7 bundle sizes"
 # sizes FILE...: raw and gzipped bytes of the files as one (a peer: its worker and the recipe).
 sizes() { ls "$@" >/dev/null 2>&1 && printf '[%d,%d]' "$(cat "$@" | wc -c)" "$(cat "$@" | gzip -9 | wc -c)" || printf null; }
 recipe=bench/baseline/recipe.js
@@ -89,7 +90,7 @@ printf '{"wasm":%s,"glue":%s,"baseline":%s,"baseline-bodies":%s}\n' "$(sizes "$b
     "$(sizes "$build/index.js")" "$(sizes bench/baseline/worker.js $recipe)" \
     "$(sizes bench/baseline-bodies/worker.js $recipe)" >"$raw/bundle.json"
 
-step "3/6 building the load generator (release)"
+step "3/7 building the load generator (release)"
 cargo build -q --release -p hookonce-loadgen || die "loadgen build failed"
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 measure=$CARGO_TARGET_DIR/release/bench-storage
@@ -104,7 +105,7 @@ declare -A url server started
 serve_logs=$raw  # workerd's logs: bench/out/raw/NAME.log
 for r in $(seq 1 "$runs"); do
     for w in "${workers[@]}"; do
-        step "4/6 start-up $r/$runs: $w (workerd direct)"
+        step "4/7 start-up $r/$runs: $w (workerd direct)"
         bench_serve "$w" "$w" "$(build_of "$w")"
         started[$w]+="$(( (ready_at - served_at) / 1000 )) "
         if (( r < runs )); then
@@ -155,7 +156,7 @@ load() {
 # nonce), then per scenario $rounds rounds; in each, every worker once, the order rotating.
 if ((warmup > 0)); then
     for w in "${workers[@]}"; do
-        step "5/6 warm-up: $w, ${warmup}s of unique at concurrency $concurrency, not measured"
+        step "5/7 warm-up: $w, ${warmup}s of unique at concurrency $concurrency, not measured"
         "$loadgen" --url "${url[$w]}" --scenario unique --seconds "$warmup" \
             --concurrency "$concurrency" --json >"$raw/warmup-$w.json" || die "warming $w up failed"
     done
@@ -168,7 +169,7 @@ for s in "${scenarios[@]}"; do
         n=${#workers[@]}
         for ((i = 0; i < n; i++)); do
             w=${workers[$(((i + r - 1) % n))]}
-            step "5/6 load: $s round $r/$rounds on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
+            step "5/7 load: $s round $r/$rounds on $w, ${seconds}s at concurrency $concurrency (workerd direct)"
             run_load "$s" "${url[$w]}" "$w-$s-r$r" "${server[$w]}" || die "loading $w failed"
         done
     done
@@ -184,7 +185,7 @@ done
 if [[ ${workers[0]} == hookonce ]]; then
     objects "$tmp/hookonce" >"$raw/objects-before-hookonce-$alone"
     for ((r = 1; r <= rounds; r++)); do
-        step "5/6 load: $alone round $r/$rounds on hookonce, ${seconds}s at concurrency $concurrency (workerd direct)"
+        step "5/7 load: $alone round $r/$rounds on hookonce, ${seconds}s at concurrency $concurrency (workerd direct)"
         run_load "$alone" "${url[hookonce]}" "hookonce-$alone-r$r" "${server[hookonce]}" \
             || die "loading hookonce failed"
     done
@@ -196,9 +197,55 @@ fi
 if [[ ${workers[0]} == hookonce ]]; then
     BENCH_BODY_RETENTION=1 bench_serve pruned hookonce "$build"
     for s in "${stored[@]}" "$alone"; do
-        step "6/6 storage after pruning: $s on hookonce with body_retention_secs = 1"
+        step "6/7 storage after pruning: $s on hookonce with body_retention_secs = 1"
         load "pruned-$s" "$s" "http://127.0.0.1:$port" "$tmp/pruned" --wait-pruned 120 \
             || die "hookonce did not prune the bodies of $s"
+    done
+fi
+
+# 7. Fan-out: hookonce forwarding every event of the default source to 0, 1, 2 and 4
+# destinations, each count on a workerd of its own, its destinations on a bench-origin of
+# its own (200 at once, on loopback), `hot` in rotating rounds: events/s and CPU per event
+# of each over the run without forwarding, rows written per applied event (3 plus 2 per
+# destination); and, as the forwarding runs mostly after the load, the same to the moment
+# the origin has every message the round's applied events owe it.
+fanout=(0 1 2 4)
+if [[ ${workers[0]} == hookonce ]]; then
+    declare -A fan_url fan_pid fan_origin
+    for n in "${fanout[@]}"; do
+        # An origin per count, so each round's deliveries are its own (GET /count).
+        "$CARGO_TARGET_DIR/release/bench-origin" >"$raw/origin-$n.port" &
+        pids+=("$!")
+        until [[ -s $raw/origin-$n.port ]]; do sleep 0.05; done
+        fan_origin[$n]=http://127.0.0.1:$(cat "$raw/origin-$n.port")
+        BENCH_DESTINATIONS=$n BENCH_ORIGIN=${fan_origin[$n]} bench_serve "fanout-$n" hookonce "$build"
+        fan_url[$n]=http://127.0.0.1:$port fan_pid[$n]=$served
+        if ((warmup > 0)); then
+            step "7/7 warm-up: hookonce with $n destinations, ${warmup}s of unique, not measured"
+            "$loadgen" --url "${fan_url[$n]}" --scenario unique --seconds "$warmup" \
+                --concurrency "$concurrency" --json >"$raw/warmup-fanout-$n.json" || die "warming fan-out $n up failed"
+        fi
+    done
+    taken() { curl -sf "${fan_origin[$1]}/count"; }
+    ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # workerd's user + system CPU
+    for ((r = 1; r <= rounds; r++)); do
+        for ((i = 0; i < ${#fanout[@]}; i++)); do
+            n=${fanout[$(((i + r - 1) % ${#fanout[@]}))]} pid=${fan_pid[$n]}
+            step "7/7 fan-out: hot round $r/$rounds on hookonce with $n destinations, ${seconds}s at concurrency $concurrency, then its forwarding"
+            before=$(taken "$n") cpu0=$(ticks "$pid") t0=$(date +%s%N)
+            run_load hot "${fan_url[$n]}" "fanout-$n-r$r" "$pid" || die "loading fan-out $n failed"
+            # The forwarding runs in the entities' alarms, mostly once the load has stopped:
+            # the round is done when the origin has every message its applied events owe.
+            applied=$(grep -o '"outcomes":{[^}]*}' "$raw/load-fanout-$n-r$r.json" | grep -o '"applied":[0-9]*' | cut -d: -f2)
+            owed=$((${applied:-0} * n)) deadline=$((SECONDS + 120))
+            until (($(taken "$n") - before >= owed)); do
+                ((SECONDS < deadline)) || die "fan-out $n: the origin took $(($(taken "$n") - before)) of $owed messages in 120 s"
+                sleep 0.05
+            done
+            printf '{"applied":%d,"owed":%d,"seconds":%s,"cpu_ticks":%d,"clk_tck":%d}\n' "${applied:-0}" "$owed" \
+                "$(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN {printf "%.3f", ns / 1e9}')" \
+                "$(($(ticks "$pid") - cpu0))" "$(getconf CLK_TCK)" >"$raw/done-fanout-$n-r$r.json"
+        done
     done
 fi
 

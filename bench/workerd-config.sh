@@ -44,8 +44,22 @@ compat=${compat:-2026-11-01}
 keep=${BENCH_BODY_RETENTION:+\"body_retention_secs\":$BENCH_BODY_RETENTION,}
 # The github source (about no entity: its events go to bucket objects) takes the same
 # secret as its raw bytes; legacy_lookup_secs 0: a bench run has no earlier version's objects.
-sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
+# BENCH_DESTINATIONS=N with BENCH_ORIGIN=URL: the default source forwards every event to N
+# destinations, d1 … dN, at URL/d1 … (bench-origin, on loopback), signed with one secret.
+dests= outbound= internet=
+if (( ${BENCH_DESTINATIONS:-0} > 0 )); then
+    [[ -n ${BENCH_ORIGIN:-} ]] || { echo "workerd-config: BENCH_DESTINATIONS needs BENCH_ORIGIN" >&2; exit 2; }
+    for ((d = 1; d <= BENCH_DESTINATIONS; d++)); do
+        dests+="${dests:+,}\"d$d\":{\"url\":\"$BENCH_ORIGIN/d$d\"}"
+    done
+    dests="\"destinations\":{$dests},"
+    internet='(name = "internet", network = (allow = ["local"])),'
+    outbound='globalOutbound = "internet",'
+fi
+sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep$dests'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+forwarding=${dests:+(name = \"HOOKONCE_FORWARD_SECRET\", text = \"$secret\"),
+    (name = \"HOOKONCE_ALLOW_PRIVATE_DESTINATIONS\", text = \"true\"),}
 # BENCH_LOG=LEVEL sets HOOKONCE_LOG (to see what the decision lines cost: BENCH_LOG=error).
 log=${BENCH_LOG:+(name = \"HOOKONCE_LOG\", text = \"$BENCH_LOG\"),}
 # BENCH_V8_FLAGS="--flag …" passes V8 flags to workerd (bench/perf.sh: --perf-basic-prof).
@@ -64,6 +78,7 @@ const config :Workerd.Config = (
     (name = "main", worker = .worker),
     (name = "do-disk", disk = (path = "$dir/do", writable = true)),
     (name = "assets", disk = (path = "$root/edge/assets")),
+    $internet
   ],
   sockets = [(name = "http", address = "127.0.0.1:$port", http = (), service = "main")],
   $v8flags
@@ -78,6 +93,7 @@ const worker :Workerd.Worker = (
     (name = "HOOKONCE_SOURCES", json = "${sources//\"/\\\"}"),
     (name = "COCKPIT_SECRET", text = "$secret"),
     ${log//\\/}
+    ${forwarding//\\/}
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
     (name = "FEED", durableObjectNamespace = "FeedObject"),
@@ -89,6 +105,7 @@ const worker :Workerd.Worker = (
     (className = "FeedObject", uniqueKey = "hookonce-bench-feed", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
+  $outbound
 );
 CAPNP
 echo "$dir/config.capnp"

@@ -84,14 +84,18 @@ pub fn replay(a: ReplayArgs, json: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// An entity's events, newest first: (event id, the outcome hookonce recorded for it).
+type Events = Vec<(String, String)>;
+
 /// Every event of the entity, newest first, following the read API's `cursor` page by
-/// page: (event id, the outcome hookonce recorded for it).
-fn all_events(api: &Admin, source: &str, entity: &str) -> Result<Vec<(String, String)>> {
+/// page, and every outbox row.
+fn all_events(api: &Admin, source: &str, entity: &str) -> Result<(Events, Vec<Value>)> {
     let base = format!("/entities/{}/{}", escape(source), escape(entity));
-    let mut events = Vec::new();
+    let (mut events, mut outbox) = (Vec::new(), Vec::new());
     let mut path = base.clone();
     loop {
         let page = api.json("GET", &path)?;
+        outbox.extend(page["outbox"].as_array().into_iter().flatten().cloned());
         events.extend(
             page["events"]
                 .as_array()
@@ -104,7 +108,7 @@ fn all_events(api: &Admin, source: &str, entity: &str) -> Result<Vec<(String, St
         );
         match page["cursor"].as_str() {
             Some(c) => path = format!("{base}?before={}", escape(c)),
-            None => return Ok(events),
+            None => return Ok((events, outbox)),
         }
     }
 }
@@ -112,7 +116,7 @@ fn all_events(api: &Admin, source: &str, entity: &str) -> Result<Vec<(String, St
 pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
     let api = connect(&a.admin)?;
     let source = &a.admin.source;
-    let events = all_events(&api, source, &a.entity)?;
+    let (events, outbox) = all_events(&api, source, &a.entity)?;
     let (mut replayed, mut skipped) = (Vec::new(), Vec::new());
     for (id, recorded) in &events {
         match replay_one(&api, source, id, Some(&a.entity))? {
@@ -134,6 +138,7 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
         }
     }
     let changed: Vec<&Replayed> = replayed.iter().filter(|r| r.changed).collect();
+    let destinations = per_destination(&outbox);
     if json {
         println!(
             "{}",
@@ -142,10 +147,20 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
                 "replayed": replayed.iter().map(Replayed::to_json).collect::<Vec<_>>(),
                 "skipped": skipped,
                 "changed": changed.iter().map(|r| &r.event_id).collect::<Vec<_>>(),
+                "destinations": destinations,
                 "ok": changed.is_empty(),
             })
         );
     } else {
+        for (name, counts) in destinations.as_object().into_iter().flatten() {
+            let n = |k: &str| counts[k].as_u64().unwrap_or_default();
+            println!(
+                "{name}: {} delivered, {} pending, {} dead",
+                n("delivered"),
+                n("pending"),
+                n("dead")
+            );
+        }
         println!(
             "{} event{} of {source}/{} replayed, {} skipped: {}",
             replayed.len(),
@@ -164,6 +179,31 @@ pub fn check(a: CheckArgs, json: bool) -> Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The entity's outbox rows counted per destination and status, in name order:
+/// `{"billing": {"delivered": 2, "pending": 0, "dead": 1}, …}`.
+fn per_destination(outbox: &[Value]) -> Value {
+    let mut out = serde_json::Map::new();
+    let mut names: Vec<&str> = outbox
+        .iter()
+        .map(|o| o["destination"].as_str().unwrap_or("default"))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let count = |status: &str| {
+            outbox
+                .iter()
+                .filter(|o| o["destination"].as_str().unwrap_or("default") == name)
+                .filter(|o| o["status"] == status)
+                .count()
+        };
+        let counts = json!({"delivered": count("delivered"), "pending": count("pending"),
+            "dead": count("dead")});
+        out.insert(name.to_owned(), counts);
+    }
+    Value::Object(out)
 }
 
 /// Where `tail` reads from.
@@ -200,22 +240,26 @@ pub fn tail(a: TailArgs, json: bool) -> Result<ExitCode> {
         eprintln!("hookonce tail: following {what}; Ctrl-C stops");
     }
     let interval = Duration::from_secs_f64(a.interval.max(0.1));
+    let entity_path = a
+        .entity
+        .as_ref()
+        .map(|e| format!("/entities/{}/{}", escape(source), escape(e)));
+    let dead_path = format!("/sources/{}/dead", escape(source));
     let mut seen = HashSet::new();
     loop {
-        let rows = match &feed {
-            Feed::Source(path) => {
-                let v = api.json("GET", path)?;
-                rows_of(&v)
-            }
+        let (rows, page) = match &feed {
+            Feed::Source(path) => (rows_of(&api.json("GET", path)?), None),
             Feed::Entity(path) => {
-                let reply = api.call("GET", path)?;
-                match (reply.status, reply.json()) {
-                    (200, Some(v)) => rows_of(&v),
-                    // An entity that has seen nothing yet is a 404; it may come.
-                    (404, _) if reply.problem().is_some_and(|(s, _)| s == "not-found") => vec![],
-                    _ => bail!("GET {path}: {}", reply.describe()),
-                }
+                let page = entity_page(&api, path)?;
+                (rows_of(&page), Some(page))
             }
+        };
+        // Where the deliveries to each destination show: the entity's outbox rows (each
+        // change of status or attempts once) with --entity, else the source's dead letters.
+        let deliveries = match (page, &entity_path) {
+            (Some(page), _) => outbox_of(&page),
+            (None, Some(path)) => outbox_of(&entity_page(&api, path)?),
+            (None, None) => dead_of(&api, &dead_path)?,
         };
         // Newest first on the wire; print in the order things happened. The source's feed
         // lists every entity: --entity narrows it.
@@ -223,7 +267,8 @@ pub fn tail(a: TailArgs, json: bool) -> Result<ExitCode> {
             (Feed::Source(_), Some(e)) => row["entity"].as_str() == Some(e.as_str()),
             _ => true,
         };
-        for row in rows.into_iter().rev().filter(wanted) {
+        let events = rows.into_iter().rev().filter(wanted);
+        for row in events.chain(deliveries.into_iter().rev()) {
             if seen.insert(row_key(&row)) {
                 if json {
                     println!("{row}");
@@ -234,6 +279,48 @@ pub fn tail(a: TailArgs, json: bool) -> Result<ExitCode> {
         }
         std::thread::sleep(interval);
     }
+}
+
+/// The entity read at `path`; `null` while the entity has seen nothing (a 404 it may
+/// outgrow).
+fn entity_page(api: &Admin, path: &str) -> Result<Value> {
+    let reply = api.call("GET", path)?;
+    match (reply.status, reply.json()) {
+        (200, Some(v)) => Ok(v),
+        (404, _) if reply.problem().is_some_and(|(s, _)| s == "not-found") => Ok(Value::Null),
+        _ => bail!("GET {path}: {}", reply.describe()),
+    }
+}
+
+/// An entity read's outbox rows, each marked `"kind": "outbox"` with its status as its
+/// `outcome`.
+fn outbox_of(page: &Value) -> Vec<Value> {
+    let rows = page["outbox"].as_array().into_iter().flatten();
+    rows.map(|o| {
+        let mut row = o.clone();
+        row["kind"] = json!("outbox");
+        row["outcome"] = o["status"].clone();
+        row
+    })
+    .collect()
+}
+
+/// The source's dead letters, each marked `"kind": "dead"`; none when the worker lists
+/// none.
+fn dead_of(api: &Admin, path: &str) -> Result<Vec<Value>> {
+    let reply = api.call("GET", path)?;
+    let Some(v) = reply.json().filter(|_| reply.status == 200) else {
+        return Ok(Vec::new());
+    };
+    let rows = v["dead"].as_array().into_iter().flatten();
+    Ok(rows
+        .map(|d| {
+            let mut row = d.clone();
+            row["kind"] = json!("dead");
+            row["outcome"] = json!("dead");
+            row
+        })
+        .collect())
 }
 
 /// The rows of a feed page or an entity: its `events`, or the page itself if it is a list.
@@ -250,14 +337,20 @@ fn row_key(row: &Value) -> String {
         Some(c) => c.to_string(),
         None => {
             let f = |k: &str| row.get(k).map(Value::to_string).unwrap_or_default();
-            [
-                f("event_id"),
-                f("id"),
-                f("outcome"),
-                f("received_at"),
-                f("processed_at"),
-            ]
-            .join("|")
+            let keys = [
+                "kind",
+                "seq",
+                "event_id",
+                "id",
+                "entity",
+                "destination",
+                "outcome",
+                "attempts",
+                "received_at",
+                "processed_at",
+                "dead_at",
+            ];
+            keys.map(f).join("|")
         }
     }
 }
@@ -272,10 +365,9 @@ fn row_line(row: &Value) -> String {
             })
             .unwrap_or_else(|| "-".to_owned())
     };
-    let at = row
-        .get("received_at")
-        .or_else(|| row.get("processed_at"))
-        .and_then(Value::as_i64)
+    let at = ["received_at", "processed_at", "dead_at", "done_at"]
+        .iter()
+        .find_map(|k| row.get(*k).and_then(Value::as_i64))
         .map_or_else(
             || "-".to_owned(),
             |t| crate::input::rfc3339(hookonce_core::time::UnixSeconds(t)),
@@ -286,7 +378,14 @@ fn row_line(row: &Value) -> String {
         s(&["event_id", "id"]),
         s(&["type", "event_type"])
     );
-    for k in ["entity", "rows_written", "reason"] {
+    for k in [
+        "entity",
+        "destination",
+        "rows_written",
+        "attempts",
+        "last_result",
+        "reason",
+    ] {
         if let Some(v) = row.get(k).filter(|v| !v.is_null()) {
             let v = v.as_str().map_or_else(|| v.to_string(), str::to_owned);
             line.push_str(&format!("  {k}={v}"));
@@ -314,5 +413,27 @@ mod tests {
         assert!(row_line(&rows[0]).ends_with("entity=ch_1"));
         assert_ne!(row_key(&rows[0]), row_key(&rows[1]));
         assert_eq!(rows_of(&json!([{ "id": "x" }])).len(), 1);
+    }
+
+    #[test]
+    fn an_outbox_row_prints_its_destination_and_each_change_once() {
+        let page = json!({ "outbox": [
+            { "seq": 2, "event_id": "evt_1", "destination": "billing", "status": "pending",
+              "attempts": 1, "last_result": "http 500", "next_attempt_at": 1_791_244_900, "done_at": null },
+            { "seq": 1, "event_id": "evt_1", "destination": "audit", "status": "delivered",
+              "attempts": 1, "last_result": "http 200", "done_at": 1_791_244_805 },
+        ]});
+        let rows = outbox_of(&page);
+        assert_eq!(
+            row_line(&rows[1]),
+            "2026-10-06T00:00:05Z  delivered  evt_1  -  destination=audit  attempts=1  last_result=http 200"
+        );
+        assert!(row_line(&rows[0]).contains("pending    evt_1  -  destination=billing  attempts=1"));
+        // Another attempt is another line; the same row read again is not.
+        let mut again = rows[0].clone();
+        assert_eq!(row_key(&again), row_key(&outbox_of(&page)[0]));
+        again["attempts"] = json!(2);
+        assert_ne!(row_key(&again), row_key(&rows[0]));
+        assert_ne!(row_key(&rows[0]), row_key(&rows[1]));
     }
 }

@@ -242,7 +242,8 @@ pub struct ReplayArgs {
     pub entity: Option<String>,
 }
 
-/// Replay every stored event of an entity; report any replay that changed anything (exit 1).
+/// Replay every stored event of an entity; report any replay that changed anything (exit 1),
+/// and the entity's outbox rows per destination: delivered, pending, dead.
 #[derive(Args, Debug)]
 #[command(after_help = "Example:
   hookonce check http://127.0.0.1:8787 --source cockpit --entity ch_sample_1")]
@@ -256,7 +257,8 @@ pub struct CheckArgs {
 }
 
 /// Follow a source's deliveries, one line each: the source's event feed where the worker
-/// has one, else one entity's events (--entity).
+/// has one, else one entity's events (--entity); and where each went, with its destination:
+/// the source's dead letters, or with --entity each change of the entity's outbox rows.
 #[derive(Args, Debug)]
 #[command(after_help = "Example:
   hookonce tail http://127.0.0.1:8787 --source cockpit --entity ch_sample_1")]

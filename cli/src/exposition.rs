@@ -253,6 +253,7 @@ mod tests {
                 pending: 2,
                 oldest_pending_at: Some(940),
                 dead: 1,
+                destinations: Vec::new(),
             }],
         };
         exposition(&f, UnixSeconds(1_000))

@@ -206,7 +206,9 @@ pub fn run(a: StatsArgs, json: bool) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hookonce_core::metrics::{exposition as text_of, Count, Figures, SourceFigures};
+    use hookonce_core::metrics::{
+        exposition as text_of, Count, DestinationRows, Figures, SourceFigures,
+    };
     use hookonce_core::time::UnixSeconds;
 
     fn figures(source: &str) -> SourceFigures {
@@ -224,6 +226,12 @@ mod tests {
             pending: 1,
             oldest_pending_at: Some(1_000 - 3_725),
             dead: 2,
+            destinations: vec![DestinationRows {
+                destination: "billing".into(),
+                pending: 1,
+                oldest_pending_at: Some(1_000 - 3_725),
+                dead: 2,
+            }],
         }
     }
 
@@ -253,6 +261,9 @@ mod tests {
             "outbox pending rows 1 exact",
             "outbox oldest pending age 1h 2m 5s exact",
             "dead letters 2 exact",
+            "destination pending rows billing 1 exact",
+            "destination oldest pending age billing 1h 2m 5s exact",
+            "destination dead letters billing 2 exact",
         ];
         let best_effort = [
             "deliveries applied 5 best-effort",
@@ -264,13 +275,14 @@ mod tests {
         let last_exact = exact.map(at).into_iter().max().unwrap();
         assert!(best_effort.map(at).into_iter().all(|i| i > last_exact));
         assert_eq!(at("FIGURE BY VALUE COUNTED"), 2);
-        assert_eq!(rows.len(), 3 + 3 + 3 + 1, "one row a series of cockpit");
+        assert_eq!(rows.len(), 3 + 3 + 3 + 1 + 3, "one row a series of cockpit");
         assert!(text.contains("best-effort: added up from the feed's notes"));
 
         let doc = document("cockpit", "t", &rows);
         assert_eq!(doc["figures"]["deliveries"]["applied"], 5);
         assert_eq!(doc["figures"]["outbox_oldest_pending_age_seconds"], 3_725);
         assert_eq!(doc["counted"]["dead_letters"], "exact");
+        assert_eq!(doc["figures"]["destination_dead_letters"]["billing"], 2);
         assert_eq!(doc["counted"]["forward_attempts"], "best-effort");
     }
 

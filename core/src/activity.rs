@@ -1,5 +1,5 @@
 //! A source's last hour, for the inspector (`GET /sources/{source}/activity`): deliveries
-//! per minute by outcome, and its destination's health.
+//! per minute by outcome, and each destination's health.
 //!
 //! A feed object adds each batch of notes to per-minute tallies ([`tally`]) and forgets the
 //! minutes before the hour ([`first_minute`]), so it holds at most [`MINUTES`] × 4 rows
@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use crate::config::Destination;
 use crate::feed::{FeedOutcome, Note};
-use crate::metrics::SourceFigures;
+use crate::metrics::DestinationRows;
 use crate::time::UnixSeconds;
 
 /// Minutes in the chart, the current one included.
@@ -118,20 +118,21 @@ pub fn chart(tallies: &[Tally], now: UnixSeconds) -> Chart {
     }
 }
 
-/// How a destination is named to the inspector: a URL by its origin only (its path or query
-/// may carry a credential), a binding by its name.
+/// How a destination's target is shown to the inspector: its kind (`url`, `service` or
+/// `queue`) and a URL by its origin only (its path or query may carry a credential), a
+/// binding by its name.
 #[must_use]
-pub fn destination_label(d: Destination<&str>) -> String {
+pub fn target_label(d: Destination<&str>) -> (&'static str, &str) {
     match d {
         Destination::Url(url) => {
             let rest_at = url.find("://").map_or(0, |i| i + 3);
             let end = url[rest_at..]
                 .find(['/', '?', '#'])
                 .map_or(url.len(), |i| rest_at + i);
-            url[..end].to_owned()
+            ("url", &url[..end])
         }
-        Destination::Service(name) => format!("service {name}"),
-        Destination::Queue(name) => format!("queue {name}"),
+        Destination::Service(name) => ("service", name),
+        Destination::Queue(name) => ("queue", name),
     }
 }
 
@@ -143,14 +144,17 @@ fn by_outcome(counts: &[u64; 4]) -> Map<String, Value> {
         .collect()
 }
 
-/// The activity document: the chart, its totals, and the destination's health (none when
-/// the source forwards nowhere) from the source's exact outbox figures, at `now`.
+/// The activity document: the chart, its totals, and each destination's health from the
+/// source's exact outbox figures (`rows`, per destination), at `now`: one entry per
+/// configured destination (`destinations`: name and target, in the configuration's order),
+/// then one per destination that holds rows but is no longer configured (its dead letters),
+/// `configured: false`. None when the source forwards nowhere and holds nothing.
 #[must_use]
 pub fn document(
     source: &str,
     chart: &Chart,
-    destination: Option<Destination<&str>>,
-    figures: &SourceFigures,
+    destinations: &[(&str, Destination<&str>)],
+    rows: &[DestinationRows],
     now: UnixSeconds,
 ) -> Value {
     let mut totals = [0u64; 4];
@@ -167,19 +171,28 @@ pub fn document(
             Value::Object(entry)
         })
         .collect();
-    let destinations: Vec<Value> = destination
-        .map(|d| {
-            json!({
-                "destination": destination_label(d),
-                "pending": figures.pending,
-                "oldest_pending_age_secs": figures
-                    .oldest_pending_at
-                    .map(|t| now.0.saturating_sub(t).max(0)),
-                "dead": figures.dead,
-            })
+    let health = |name: &str, target: Option<Destination<&str>>| {
+        let none = DestinationRows::default();
+        let r = rows.iter().find(|r| r.destination == name).unwrap_or(&none);
+        let (kind, target) = target.map(target_label).unzip();
+        json!({
+            "destination": name,
+            "configured": kind.is_some(),
+            "kind": kind,
+            "target": target,
+            "pending": r.pending,
+            "oldest_pending_age_secs": r
+                .oldest_pending_at
+                .map(|t| now.0.saturating_sub(t).max(0)),
+            "dead": r.dead,
         })
-        .into_iter()
-        .collect();
+    };
+    let configured = destinations.iter().map(|(name, d)| health(name, Some(*d)));
+    let removed = rows
+        .iter()
+        .filter(|r| !destinations.iter().any(|(name, _)| *name == r.destination))
+        .map(|r| health(&r.destination, None));
+    let destinations: Vec<Value> = configured.chain(removed).collect();
     json!({
         "source": source,
         "now": now.0,
@@ -282,7 +295,7 @@ mod tests {
     }
 
     #[test]
-    fn the_document_totals_the_hour_and_gives_the_destinations_health_without_its_path() {
+    fn the_document_totals_the_hour_and_gives_each_destinations_health_without_its_path() {
         let minute = minute_of(NOW.0);
         let c = chart(
             &[Tally {
@@ -292,15 +305,26 @@ mod tests {
             }],
             NOW,
         );
-        let figures = SourceFigures {
-            source: "s".into(),
-            counters: Vec::new(),
-            pending: 3,
-            oldest_pending_at: Some(NOW.0 - 90),
-            dead: 1,
+        let rows = |destination: &str, pending, oldest_pending_at, dead| DestinationRows {
+            destination: destination.into(),
+            pending,
+            oldest_pending_at,
+            dead,
         };
-        let url = Destination::Url("https://hooks.example.com:8443/in?token=secret");
-        let doc = document("s", &c, Some(url), &figures, NOW);
+        let held = [
+            rows("analytics", 0, None, 4),
+            rows("billing", 3, Some(NOW.0 - 90), 1),
+            rows("gone", 0, None, 2),
+        ];
+        let configured = [
+            (
+                "billing",
+                Destination::Url("https://hooks.example.com:8443/in?token=secret"),
+            ),
+            ("app", Destination::Service("APP")),
+            ("analytics", Destination::Queue("EVENTS")),
+        ];
+        let doc = document("s", &c, &configured, &held, NOW);
         assert_eq!(doc["minutes"].as_array().unwrap().len(), 60);
         assert_eq!(doc["minutes"][59]["duplicate"], 2);
         assert_eq!(doc["minutes"][59]["at"], minute * 60);
@@ -308,21 +332,29 @@ mod tests {
             doc["totals"],
             json!({"applied": 0, "duplicate": 2, "stale": 0, "rejected": 0})
         );
+        let entry = |name: &str, kind: Option<&str>, target: Option<&str>, p, age, d| {
+            json!({"destination": name, "configured": kind.is_some(), "kind": kind,
+                "target": target, "pending": p, "oldest_pending_age_secs": age, "dead": d})
+        };
+        let no_age: Option<i64> = None;
         assert_eq!(
             doc["destinations"],
-            json!([{
-                "destination": "https://hooks.example.com:8443",
-                "pending": 3,
-                "oldest_pending_age_secs": 90,
-                "dead": 1,
-            }])
+            json!([
+                entry(
+                    "billing",
+                    Some("url"),
+                    Some("https://hooks.example.com:8443"),
+                    3,
+                    Some(90),
+                    1
+                ),
+                entry("app", Some("service"), Some("APP"), 0, no_age, 0),
+                entry("analytics", Some("queue"), Some("EVENTS"), 0, no_age, 4),
+                entry("gone", None, None, 0, no_age, 2),
+            ])
         );
         assert!(!doc.to_string().contains("secret"));
-        let none = document("s", &c, None, &figures, NOW);
+        let none = document("s", &c, &[], &[], NOW);
         assert_eq!(none["destinations"], json!([]));
-        assert_eq!(
-            destination_label(Destination::Queue("Q")),
-            "queue Q".to_owned()
-        );
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::activity::{self, Tally};
 use crate::feed::{self, FeedPolicy, FeedState, FeedWrite, Note};
-use crate::metrics::{self, Count, OutboxSnapshot};
+use crate::metrics::{self, Count, DestinationRows, OutboxSnapshot};
 use crate::time::UnixSeconds;
 
 /// One statement of a feed object's.
@@ -23,15 +23,16 @@ pub enum IntakeWrite {
         /// The oldest minute kept.
         before: i64,
     },
-    /// Keep what an entity object counted of its outbox rows (replacing its last report).
+    /// Keep what an entity object counted of one destination's outbox rows.
     KeepOutbox {
         /// The entity object's name.
         object: String,
         /// What it counted.
-        snapshot: OutboxSnapshot,
+        rows: DestinationRows,
     },
-    /// Forget an entity object's outbox report: it holds no pending row and no dead letter,
-    /// so a source's objects that are done cost the feed nothing.
+    /// Forget an entity object's last outbox report, before its new one is kept: a
+    /// destination with no pending row and no dead letter is not kept, so a source's
+    /// objects that are done cost the feed nothing.
     ForgetOutbox {
         /// The entity object's name.
         object: String,
@@ -59,14 +60,22 @@ pub fn batch(
     out
 }
 
-/// The write for `object`'s report of its outbox rows.
+/// The writes, in one transaction, for `object`'s report of its outbox rows: forget its
+/// last report, then keep each destination that has a row pending or dead.
 #[must_use]
-pub fn report(object: &str, snapshot: OutboxSnapshot) -> IntakeWrite {
-    let object = object.to_owned();
-    match snapshot.pending == 0 && snapshot.dead == 0 {
-        true => IntakeWrite::ForgetOutbox { object },
-        false => IntakeWrite::KeepOutbox { object, snapshot },
-    }
+pub fn report(object: &str, snapshot: OutboxSnapshot) -> Vec<IntakeWrite> {
+    let forget = IntakeWrite::ForgetOutbox {
+        object: object.to_owned(),
+    };
+    let keep = snapshot
+        .destinations
+        .into_iter()
+        .filter(|d| d.pending > 0 || d.dead > 0)
+        .map(|rows| IntakeWrite::KeepOutbox {
+            object: object.to_owned(),
+            rows,
+        });
+    std::iter::once(forget).chain(keep).collect()
 }
 
 #[cfg(test)]
@@ -135,29 +144,30 @@ mod tests {
     }
 
     #[test]
-    fn an_object_with_nothing_pending_and_no_dead_letter_is_forgotten() {
-        let idle = OutboxSnapshot::default();
+    fn an_objects_report_replaces_its_last_and_keeps_only_destinations_with_rows() {
+        let forget = IntakeWrite::ForgetOutbox {
+            object: "s/e/a".into(),
+        };
         assert_eq!(
-            report("s/e/a", idle),
-            IntakeWrite::ForgetOutbox {
-                object: "s/e/a".into()
-            }
+            report("s/e/a", OutboxSnapshot::default()),
+            std::slice::from_ref(&forget)
         );
-        for snapshot in [
-            OutboxSnapshot {
-                pending: 1,
-                oldest_pending_at: Some(5),
-                dead: 0,
-            },
-            OutboxSnapshot { dead: 2, ..idle },
-        ] {
-            assert_eq!(
-                report("s/e/a", snapshot),
-                IntakeWrite::KeepOutbox {
-                    object: "s/e/a".into(),
-                    snapshot
-                }
-            );
-        }
+        let rows = |destination: &str, pending, dead| DestinationRows {
+            destination: destination.into(),
+            pending,
+            oldest_pending_at: (pending > 0).then_some(5),
+            dead,
+        };
+        let snapshot = OutboxSnapshot {
+            destinations: vec![rows("a", 1, 0), rows("b", 0, 0), rows("c", 0, 2)],
+        };
+        let keep = |rows| IntakeWrite::KeepOutbox {
+            object: "s/e/a".into(),
+            rows,
+        };
+        assert_eq!(
+            report("s/e/a", snapshot),
+            [forget, keep(rows("a", 1, 0)), keep(rows("c", 0, 2))]
+        );
     }
 }

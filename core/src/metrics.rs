@@ -11,7 +11,8 @@
 //! - best-effort counters (deliveries by outcome, rejections by reason, forward attempts by
 //!   result) are added up from the feed's notes ([`counts`]), which a crash can lose.
 //!
-//! Every label is bounded: the source, and a value from a fixed list. Never an entity or an
+//! Every label is bounded: the source, a destination the configuration names (or named,
+//! while its dead letters are held), and a value from a fixed list. Never an entity or an
 //! event id.
 
 use std::fmt::Write;
@@ -120,10 +121,11 @@ pub fn counts(notes: &[Note]) -> Vec<Count> {
     out
 }
 
-/// What an entity object tells its source's feed after an alarm pass that changed it: its
-/// own outbox rows now.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OutboxSnapshot {
+/// One destination's rows in an entity object's outbox.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DestinationRows {
+    /// The destination's name (`default` for a source's `forward`).
+    pub destination: String,
     /// Rows waiting to be delivered.
     pub pending: u64,
     /// When the oldest of them was written, unix seconds.
@@ -132,8 +134,18 @@ pub struct OutboxSnapshot {
     pub dead: u64,
 }
 
-/// The text an object and its feed pass figures in: a line a figure, `pending N`,
-/// `oldest T` (only when a row is pending), `dead N`, and `count FAMILY LABEL N` a counter.
+/// What an entity object tells its source's feed after an alarm pass that changed it: its
+/// own outbox rows now, per destination that has a row pending or dead, in name order
+/// (none: the object holds nothing the feed counts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutboxSnapshot {
+    /// Per destination.
+    pub destinations: Vec<DestinationRows>,
+}
+
+/// The text a feed passes a source's figures in: a line a figure, `pending N`, `oldest T`
+/// (only when a row is pending), `dead N`, `count FAMILY LABEL N` a counter, then each
+/// destination's rows ([`encode_rows`]).
 /// Not JSON: serde's derives cost the wasm several KB a type, this a few hundred bytes.
 fn encode(pending: u64, oldest: Option<i64>, dead: u64, counts: &[Count]) -> String {
     let mut out = format!("pending {pending}\ndead {dead}\n");
@@ -146,64 +158,90 @@ fn encode(pending: u64, oldest: Option<i64>, dead: u64, counts: &[Count]) -> Str
     out
 }
 
-/// Reads back what [`encode`] wrote; `None` if a line is not one it writes.
-fn decode(text: &str) -> Option<(u64, Option<i64>, u64, Vec<Count>)> {
-    let (mut pending, mut oldest, mut dead, mut counts) = (0, None, 0, Vec::new());
+/// Reads back what [`SourceFigures::encode`] wrote, for `source`; `None` if a line is not
+/// one it writes.
+fn decode(source: &str, text: &str) -> Option<SourceFigures> {
+    let mut f = SourceFigures {
+        source: source.to_owned(),
+        ..SourceFigures::default()
+    };
     for line in text.lines() {
         let words: Vec<&str> = line.split(' ').collect();
         match words[..] {
-            ["pending", n] => pending = n.parse().ok()?,
-            ["dead", n] => dead = n.parse().ok()?,
-            ["oldest", t] => oldest = Some(t.parse().ok()?),
-            ["count", family, label, n] => add(&mut counts, family, label, n.parse().ok()?),
+            ["pending", n] => f.pending = n.parse().ok()?,
+            ["dead", n] => f.dead = n.parse().ok()?,
+            ["oldest", t] => f.oldest_pending_at = Some(t.parse().ok()?),
+            ["count", family, label, n] => add(&mut f.counters, family, label, n.parse().ok()?),
+            ["rows", ..] => f.destinations.push(decode_rows(&words)?),
             _ => return None,
         }
     }
-    Some((pending, oldest, dead, counts))
+    Some(f)
+}
+
+/// Appends each destination's rows as a line, `rows NAME PENDING DEAD OLDEST` (`-` when
+/// none is pending). A destination's name has no space.
+fn encode_rows(out: &mut String, rows: &[DestinationRows]) {
+    for d in rows {
+        let oldest = d
+            .oldest_pending_at
+            .map_or("-".to_owned(), |t| t.to_string());
+        let (name, pending, dead) = (&d.destination, d.pending, d.dead);
+        let _ = writeln!(out, "rows {name} {pending} {dead} {oldest}");
+    }
+}
+
+/// Reads back one line [`encode_rows`] wrote, split into words.
+fn decode_rows(words: &[&str]) -> Option<DestinationRows> {
+    let ["rows", name, pending, dead, oldest] = words[..] else {
+        return None;
+    };
+    Some(DestinationRows {
+        destination: (!name.is_empty()).then(|| name.to_owned())?,
+        pending: pending.parse().ok()?,
+        oldest_pending_at: match oldest {
+            "-" => None,
+            t => Some(t.parse().ok()?),
+        },
+        dead: dead.parse().ok()?,
+    })
 }
 
 impl OutboxSnapshot {
-    /// As an object sends it to its feed.
+    /// As an object sends it to its feed: a line a destination ([`encode_rows`]).
     pub fn encode(&self) -> String {
-        encode(self.pending, self.oldest_pending_at, self.dead, &[])
+        let mut out = String::new();
+        encode_rows(&mut out, &self.destinations);
+        out
     }
 
-    /// Reads back what [`OutboxSnapshot::encode`] wrote; counters are not its to carry.
+    /// Reads back what [`OutboxSnapshot::encode`] wrote; `None` if a line is not one it
+    /// writes.
     pub fn decode(text: &str) -> Option<OutboxSnapshot> {
-        match decode(text)? {
-            (pending, oldest_pending_at, dead, counts) if counts.is_empty() => {
-                Some(OutboxSnapshot {
-                    pending,
-                    oldest_pending_at,
-                    dead,
-                })
-            }
-            _ => None,
-        }
+        let destinations = text
+            .lines()
+            .map(|line| decode_rows(&line.split(' ').collect::<Vec<_>>()))
+            .collect::<Option<Vec<_>>>()?;
+        Some(OutboxSnapshot { destinations })
     }
 }
 
 impl SourceFigures {
     /// As a feed answers them (without the source: the Worker asked it by name).
     pub fn encode(&self) -> String {
-        encode(
+        let mut out = encode(
             self.pending,
             self.oldest_pending_at,
             self.dead,
             &self.counters,
-        )
+        );
+        encode_rows(&mut out, &self.destinations);
+        out
     }
 
     /// Reads back what [`SourceFigures::encode`] wrote, for `source`.
     pub fn decode(source: &str, text: &str) -> Option<SourceFigures> {
-        let (pending, oldest_pending_at, dead, counters) = decode(text)?;
-        Some(SourceFigures {
-            source: source.to_owned(),
-            counters,
-            pending,
-            oldest_pending_at,
-            dead,
-        })
+        decode(source, text)
     }
 }
 
@@ -220,6 +258,8 @@ pub struct SourceFigures {
     pub oldest_pending_at: Option<i64>,
     /// Exact: dead letters held across the source's objects.
     pub dead: u64,
+    /// Exact: the same per destination that holds a row pending or dead, in name order.
+    pub destinations: Vec<DestinationRows>,
 }
 
 /// What one scrape shows.
@@ -272,11 +312,12 @@ const COUNTERS: &[(&str, &str, &str, &str, &[&str])] = &[
     ),
 ];
 
-/// A gauge family: its name, its help, and its value for a source at a time.
-type Gauge = (
-    &'static str,
-    &'static str,
-    fn(&SourceFigures, UnixSeconds) -> u64,
+/// An exact gauge of outbox rows: its family per source and per destination (name, help),
+/// and its value for a source's or a destination's rows at a time.
+type RowsGauge = (
+    (&'static str, &'static str),
+    (&'static str, &'static str),
+    fn(&DestinationRows, UnixSeconds) -> u64,
 );
 
 /// The Prometheus text exposition (format 0.0.4) of `f` at `now`: one HELP and TYPE per
@@ -331,34 +372,65 @@ pub fn exposition(f: &Figures, now: UnixSeconds) -> String {
             }
         }
     }
-    let gauges: [Gauge; 3] = [
+    // The exact gauges of outbox rows: per source, then the same per destination, a sample
+    // for each destination holding a row pending or dead (the configured ones, and removed
+    // ones while their dead letters are held, so the labels stay bounded by the
+    // configuration).
+    let gauges: [RowsGauge; 3] = [
         (
-            "hookonce_outbox_pending_rows",
-            "Outbox rows waiting to be delivered (exact, as of each object's last alarm pass).",
-            |s, _| s.pending,
+            ("hookonce_outbox_pending_rows", "Outbox rows waiting to be delivered (exact, as of each object's last alarm pass)."),
+            ("hookonce_destination_pending_rows", "Outbox rows waiting to be delivered to the destination (exact; no sample: none pending or dead)."),
+            |r, _| r.pending,
         ),
         (
-            "hookonce_outbox_oldest_pending_age_seconds",
-            "Age of the oldest pending outbox row; 0 when none is pending (exact).",
-            |s, now| {
-                s.oldest_pending_at
-                    .map_or(0, |at| u64::try_from(now.0 - at).unwrap_or(0))
-            },
+            ("hookonce_outbox_oldest_pending_age_seconds", "Age of the oldest pending outbox row; 0 when none is pending (exact)."),
+            ("hookonce_destination_oldest_pending_age_seconds", "Age of the destination's oldest pending outbox row; 0 when none is pending (exact)."),
+            |r, now| age(r.oldest_pending_at, now),
         ),
         (
-            "hookonce_dead_letters",
-            "Dead letters held, until requeued (exact).",
-            |s, _| s.dead,
+            ("hookonce_dead_letters", "Dead letters held, until requeued (exact)."),
+            ("hookonce_destination_dead_letters", "Dead letters held for the destination, until requeued (exact)."),
+            |r, _| r.dead,
         ),
     ];
-    for (name, help, value) in gauges {
-        head(&mut out, name, "gauge", help);
-        for s in sources {
-            let source = escape_label(&s.source);
-            let _ = writeln!(out, "{name}{{source=\"{source}\"}} {}", value(s, now));
+    for per_destination in [false, true] {
+        for (source_family, destination_family, value) in &gauges {
+            let (name, help) = match per_destination {
+                false => source_family,
+                true => destination_family,
+            };
+            head(&mut out, name, "gauge", help);
+            for s in sources {
+                let source = escape_label(&s.source);
+                let total = DestinationRows {
+                    destination: String::new(),
+                    pending: s.pending,
+                    oldest_pending_at: s.oldest_pending_at,
+                    dead: s.dead,
+                };
+                let samples = match per_destination {
+                    false => vec![(String::new(), value(&total, now))],
+                    true => s
+                        .destinations
+                        .iter()
+                        .map(|d| {
+                            let to = escape_label(&d.destination);
+                            (format!(",destination=\"{to}\""), value(d, now))
+                        })
+                        .collect(),
+                };
+                for (labels, v) in samples {
+                    let _ = writeln!(out, "{name}{{source=\"{source}\"{labels}}} {v}");
+                }
+            }
         }
     }
     out
+}
+
+/// Seconds since `at` at `now`; 0 for none.
+fn age(at: Option<i64>, now: UnixSeconds) -> u64 {
+    at.map_or(0, |at| u64::try_from(now.0 - at).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -432,6 +504,20 @@ mod tests {
                 pending: 2,
                 oldest_pending_at: Some(900),
                 dead: 1,
+                destinations: vec![
+                    DestinationRows {
+                        destination: "billing".into(),
+                        pending: 2,
+                        oldest_pending_at: Some(900),
+                        dead: 0,
+                    },
+                    DestinationRows {
+                        destination: "gone".into(),
+                        pending: 0,
+                        oldest_pending_at: None,
+                        dead: 1,
+                    },
+                ],
             }],
         };
         let text = exposition(&f, UnixSeconds(1_000));
@@ -453,10 +539,16 @@ mod tests {
                 "hookonce_outbox_pending_rows{source=\"st\\\"ripe\"} 2",
                 "hookonce_outbox_oldest_pending_age_seconds{source=\"st\\\"ripe\"} 100",
                 "hookonce_dead_letters{source=\"st\\\"ripe\"} 1",
+                "hookonce_destination_pending_rows{source=\"st\\\"ripe\",destination=\"billing\"} 2",
+                "hookonce_destination_pending_rows{source=\"st\\\"ripe\",destination=\"gone\"} 0",
+                "hookonce_destination_oldest_pending_age_seconds{source=\"st\\\"ripe\",destination=\"billing\"} 100",
+                "hookonce_destination_oldest_pending_age_seconds{source=\"st\\\"ripe\",destination=\"gone\"} 0",
+                "hookonce_destination_dead_letters{source=\"st\\\"ripe\",destination=\"billing\"} 0",
+                "hookonce_destination_dead_letters{source=\"st\\\"ripe\",destination=\"gone\"} 1",
             ]
         );
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 8, "one TYPE per family");
+        assert_eq!(types, 11, "one TYPE per family");
         assert!(text.ends_with('\n'));
     }
 
@@ -482,16 +574,34 @@ mod tests {
             pending: 2,
             oldest_pending_at: Some(-5),
             dead: 1,
+            destinations: vec![DestinationRows {
+                destination: "billing".into(),
+                pending: 2,
+                oldest_pending_at: Some(-5),
+                dead: 1,
+            }],
         };
         assert_eq!(SourceFigures::decode("acme", &f.encode()), Some(f));
         let s = OutboxSnapshot::default();
-        assert_eq!(s.encode(), "pending 0\ndead 0\n");
+        assert_eq!(s.encode(), "");
+        assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
+        let rows = |destination: &str, pending, oldest_pending_at, dead| DestinationRows {
+            destination: destination.into(),
+            pending,
+            oldest_pending_at,
+            dead,
+        };
+        let s = OutboxSnapshot {
+            destinations: vec![rows("billing", 2, Some(-5), 0), rows("default", 0, None, 3)],
+        };
+        assert_eq!(s.encode(), "rows billing 2 0 -5\nrows default 0 3 -\n");
         assert_eq!(OutboxSnapshot::decode(&s.encode()), Some(s));
         let bad = [
-            "pending x",
-            "pending 1 2",
-            "oldest",
-            "count a b",
+            "pending 1",
+            "rows a 1 2",
+            "rows  1 2 -",
+            "rows a x 2 -",
+            "rows a 1 2 3 4",
             "{}",
             "count a b 1",
         ];

@@ -71,7 +71,7 @@ pub enum Route {
         source: String,
     },
     /// `GET /sources/{source}/activity`: the last hour's deliveries per minute by outcome,
-    /// and the destination's health.
+    /// and each destination's health.
     Activity {
         /// The source name.
         source: String,

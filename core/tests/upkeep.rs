@@ -4,14 +4,14 @@
 use hookonce_core::entity::upkeep::{Command, Input, Object, Upkeep};
 use hookonce_core::feed::{DeadLetter, Note};
 use hookonce_core::log::failure;
-use hookonce_core::metrics::{Count, OutboxSnapshot, ATTEMPTS};
+use hookonce_core::metrics::{Count, DestinationRows, OutboxSnapshot, ATTEMPTS};
 use hookonce_core::retention::{Kept, Lifetimes, Prune, PRUNE_BATCH};
 use hookonce_core::time::{Seconds, UnixSeconds};
 
 const STARTED: UnixSeconds = UnixSeconds(1_791_270_000);
 const NOW: UnixSeconds = UnixSeconds(1_791_270_005);
 
-fn object(lifetimes: Option<Lifetimes>, reported: Option<OutboxSnapshot>) -> Object<'static> {
+fn object(lifetimes: Option<Lifetimes>, reported: Option<&OutboxSnapshot>) -> Object<'_> {
     Object {
         source: Some("cockpit"),
         entity: Some("card_1"),
@@ -122,7 +122,7 @@ fn a_full_batch_of_bodies_re_arms_the_alarm_at_once() {
 }
 
 /// A pass of an object that last told the feed `reported`, run up to reading its outbox.
-fn at_the_outbox(reported: Option<OutboxSnapshot>) -> Upkeep<'static> {
+fn at_the_outbox(reported: Option<&OutboxSnapshot>) -> Upkeep<'_> {
     let object = object(Some(Lifetimes::default()), reported);
     let mut pass = Upkeep::new(object, STARTED, NOW, Vec::new());
     let _ = pass.start();
@@ -134,13 +134,19 @@ fn at_the_outbox(reported: Option<OutboxSnapshot>) -> Upkeep<'static> {
 #[test]
 fn the_feed_is_told_of_the_outbox_until_it_has_taken_it() {
     let rows = OutboxSnapshot {
-        pending: 1,
-        oldest_pending_at: Some(NOW.0),
-        dead: 0,
+        destinations: vec![DestinationRows {
+            destination: "billing".into(),
+            pending: 1,
+            oldest_pending_at: Some(NOW.0),
+            dead: 0,
+        }],
     };
     // Told already: nothing to do.
-    let mut told = at_the_outbox(Some(rows));
-    let input = Input::Outbox { rows, table: true };
+    let mut told = at_the_outbox(Some(&rows));
+    let input = Input::Outbox {
+        rows: rows.clone(),
+        table: true,
+    };
     assert_eq!(told.handle(input.clone()), Command::Done);
 
     // Not told: tell, and remember once the feed took it.
@@ -150,7 +156,7 @@ fn the_feed_is_told_of_the_outbox_until_it_has_taken_it() {
         tell,
         Command::TellFeed {
             source: "cockpit",
-            rows
+            rows: rows.clone()
         }
     );
     assert_eq!(pass.handle(Input::Told(Ok(204))), Command::Remember(rows));

@@ -9,7 +9,7 @@
 //! `transactionSync`, so two copies of an event can never both pass the check, and a
 //! crash leaves all or nothing.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use hookonce_core::decide::{Delivery, Plan, Said};
 use hookonce_core::entity::admin::{
@@ -56,7 +56,7 @@ pub struct EntityObject {
     bucket: bucket::Known,
     /// What this object last told its feed of its outbox rows (`report_outbox`); a new
     /// object's feed knows it has none.
-    reported: Cell<Option<OutboxSnapshot>>,
+    reported: RefCell<Option<OutboxSnapshot>>,
 }
 
 impl EntityObject {
@@ -72,7 +72,7 @@ impl EntityObject {
             runs: outbox::Runs::default(),
             store,
             bucket: bucket::Known::default(),
-            reported: Cell::new(opened.fresh.then(OutboxSnapshot::default)),
+            reported: RefCell::new(opened.fresh.then(OutboxSnapshot::default)),
         };
         if object.store.absent() {
             return object;
@@ -153,13 +153,14 @@ impl EntityObject {
         };
         let name = self.state.id().name().unwrap_or_default();
         let source = source_of(&name);
+        let reported = self.reported.borrow().clone();
         let object = upkeep::Object {
             source,
             entity: entity_of(&name),
             lifetimes: source
                 .and_then(|s| loaded.source(s))
                 .map(|s| s.config.lifetimes()),
-            reported: self.reported.get(),
+            reported: reported.as_ref(),
         };
         let sql = self.store.sql();
         let mut pass = Upkeep::new(object, started, clock::now(), attempts);
@@ -189,7 +190,7 @@ impl EntityObject {
                     pass.handle(Done::Told(self.tell_feed(source, &name, &rows).await))
                 }
                 Step::Remember(rows) => {
-                    self.reported.set(Some(rows));
+                    *self.reported.borrow_mut() = Some(rows);
                     pass.handle(Done::Remembered)
                 }
                 Step::Log(record) => {

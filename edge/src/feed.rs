@@ -73,7 +73,13 @@ impl FeedObject {
                 let Some(snapshot) = OutboxSnapshot::decode(&body) else {
                     return problem::BAD_REQUEST.respond("not an outbox snapshot");
                 };
-                write(&store, &intake::report(&object, snapshot))?;
+                let writes = intake::report(&object, snapshot);
+                store::sqlite::transaction(&self.state, || {
+                    for w in &writes {
+                        write(&store, w)?;
+                    }
+                    Ok(())
+                })?;
                 Ok(Response::empty()?.with_status(204))
             }
             FeedOp::Metrics => {
@@ -82,17 +88,19 @@ impl FeedObject {
             }
             FeedOp::Activity => {
                 let loaded = sources::load(&self.env);
-                let destination = match &*loaded {
-                    Ok(l) => l
-                        .source(&source)
-                        .and_then(|s| s.config.destinations.first()),
+                let configured = match &*loaded {
+                    Ok(l) => l.source(&source).map(|s| &s.config.destinations[..]),
                     Err(e) => return problem::CONFIG.respond(e),
                 };
+                let destinations: Vec<_> = configured
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|d| (d.name.as_str(), d.forward.destination.as_deref()))
+                    .collect();
                 let now = clock::now();
                 let chart = activity::chart(&store.tallies(activity::first_minute(now))?, now);
-                let figures = store.figures(source.clone())?;
-                let destination = destination.map(|d| d.forward.destination.as_deref());
-                let doc = activity::document(&source, &chart, destination, &figures, now);
+                let rows = store.destination_rows()?;
+                let doc = activity::document(&source, &chart, &destinations, &rows, now);
                 json_response(200, &doc, "application/json")
             }
         }
@@ -111,7 +119,7 @@ fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
         IntakeWrite::Count(c) => store.add_count(c),
         IntakeWrite::Tally(t) => store.add_tally(t),
         IntakeWrite::ForgetMinutes { before } => store.forget_minutes(*before),
-        IntakeWrite::KeepOutbox { object, snapshot } => store.keep_outbox(object, snapshot),
+        IntakeWrite::KeepOutbox { object, rows } => store.keep_outbox(object, rows),
         IntakeWrite::ForgetOutbox { object } => store.forget_outbox(object),
     }
 }

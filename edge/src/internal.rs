@@ -97,7 +97,7 @@ pub enum FeedOp {
     Outbox(String),
     /// The source's figures for `/metrics` (`metrics::SourceFigures`).
     Metrics,
-    /// The last hour's deliveries per minute and the destination's health
+    /// The last hour's deliveries per minute and each destination's health
     /// (`activity::document`).
     Activity,
 }

@@ -2,9 +2,10 @@
 // tests/tests/the_inspector_charts_the_last_hour_and_the_destinations_health_in_a_browser.rs:
 //   1. load the page, enter the token (session.mjs); 2. read the last hour's chart: its
 //   bars, summed per outcome, and its legend are the counts the test sent; 3. read the
-//   destination's health: its pending rows, oldest pending age and dead letters.
+//   destinations' health, a row each: its name, target, pending rows, oldest pending age
+//   and dead letters.
 // Input (env): session.mjs's, and EXPECT_TOTALS ({"applied": n, …}), EXPECT_HEALTH
-// ({"destination", "pending", "dead"}).
+// ([{"destination", "target", "pending", "dead"}, …], in the page's order).
 import { env, run } from "./session.mjs";
 
 const totals = JSON.parse(env("EXPECT_TOTALS"));
@@ -37,20 +38,22 @@ await run([
     await shot("6-activity.png");
     return { bars: seen.bars, legend: seen.legend, minutes: seen.minutes };
   }],
-  ["3 read the destination's health", async ({ page }) => {
-    await page.waitForFunction((want) => {
-      const row = document.querySelector("#health-rows tr.health-row");
-      return row && row.querySelector(".pending").textContent === String(want.pending)
-        && row.querySelector(".dead").textContent === String(want.dead);
-    }, health, { timeout: 15_000 });
-    const row = await page.evaluate(() => {
-      const r = document.querySelector("#health-rows tr.health-row");
-      return { destination: r.cells[0].textContent, pending: r.querySelector(".pending").textContent,
-        oldest: r.querySelector(".oldest").textContent, dead: r.querySelector(".dead").textContent };
-    });
-    if (row.destination !== health.destination) throw new Error(`destination shown: ${row.destination}`);
-    if (!/^\d+ (s|min|h)$/.test(row.oldest)) throw new Error(`oldest pending age shown: ${row.oldest}`);
+  ["3 read the destinations' health", async ({ page }) => {
+    // The rows shown; given `want`, whether they are it (the age left out).
+    const rows = (want) => {
+      const seen = [...document.querySelectorAll("#health-rows tr.health-row")].map((r) => ({
+        destination: r.querySelector(".name").textContent, target: r.querySelector(".target").textContent,
+        pending: r.querySelector(".pending").textContent, dead: r.querySelector(".dead").textContent,
+        oldest: r.querySelector(".oldest").textContent,
+      }));
+      return want === undefined ? seen : JSON.stringify(seen.map(({ oldest, ...rest }) => rest)) === want;
+    };
+    const want = JSON.stringify(health.map((d) => ({ destination: d.destination, target: d.target, pending: String(d.pending), dead: String(d.dead) })));
+    await page.waitForFunction(rows, want, { timeout: 15_000 });
+    const shown = await page.evaluate(rows);
+    // The first row has a row pending: its age shows.
+    if (!/^\d+ (s|min|h)$/.test(shown[0].oldest)) throw new Error(`oldest pending age shown: ${shown[0].oldest}`);
     await page.locator("#health").screenshot({ path: `${env("SCREENSHOTS")}/7-destination-health.png` });
-    return row;
+    return { rows: shown.map(({ oldest, ...rest }) => rest), oldest: shown[0].oldest };
   }],
 ]);

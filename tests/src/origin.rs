@@ -651,19 +651,30 @@ pub fn send_mix(post: impl Fn(&str, &[(String, String)], &[u8]) -> crate::Resp, 
 /// the origin takes every event but two, `evt_gone` answered 410 Gone (a dead letter) and
 /// `evt_fail` 500 (pending).
 pub fn mix_worker(path: &str) -> (Origin, crate::workerd::Workerd) {
+    let o = mix_origin();
+    let w = crate::workerd::Workerd::builder()
+        .sources(sources(mix_forward(&o, path)))
+        .start();
+    (o, w)
+}
+
+/// An origin for [`send_mix`]: it answers `evt_gone` 410, `evt_fail` 500 and the rest 200.
+pub fn mix_origin() -> Origin {
     let o = Origin::start();
     o.set_policy(|key, _| match key {
         Some("evt_gone") => Reply::Gone,
         Some("evt_fail") => Reply::Status(500),
         _ => Reply::OK,
     });
-    let w = crate::workerd::Workerd::builder()
-        .sources(sources(serde_json::json!({
-            "url": o.url(path),
-            "schedule_secs": [60],
-            "window_secs": 120,
-            "timeout_secs": 2,
-        })))
-        .start();
-    (o, w)
+    o
+}
+
+/// [`mix_worker`]'s destination: `o` at `path`, a failure retried after 60 s.
+pub fn mix_forward(o: &Origin, path: &str) -> serde_json::Value {
+    serde_json::json!({
+        "url": o.url(path),
+        "schedule_secs": [60],
+        "window_secs": 120,
+        "timeout_secs": 2,
+    })
 }

@@ -1,7 +1,8 @@
 //! A source's feed object whose dead letters were kept before destinations had names
 //! (`dead`, keyed by entity and event) is upgraded by its constructor (`schema::open`, run
 //! natively here on the SQLite that workerd embeds): each dead letter moves into
-//! `dead_letters` as the destination `default`'s, and the next start finds it current.
+//! `dead_letters` as the destination `default`'s, and so does each object's outbox report
+//! (`outbox_rows`) into `destination_rows`; the next start finds it current.
 
 #[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -32,7 +33,10 @@ fn each_dead_letter_moves_to_the_default_destination() {
         "CREATE TABLE dead (entity TEXT NOT NULL, event_id TEXT NOT NULL,
            attempts INTEGER NOT NULL, last_result TEXT NOT NULL, at INTEGER NOT NULL,
            PRIMARY KEY (entity, event_id)) WITHOUT ROWID;
-         INSERT INTO dead VALUES ('ent_1', 'evt_1', 12, 'http 500: retry window exhausted', 7);",
+         INSERT INTO dead VALUES ('ent_1', 'evt_1', 12, 'http 500: retry window exhausted', 7);
+         CREATE TABLE outbox_rows (object TEXT PRIMARY KEY, pending INTEGER NOT NULL,
+           oldest_pending_at INTEGER, dead INTEGER NOT NULL) WITHOUT ROWID;
+         INSERT INTO outbox_rows VALUES ('s/ent_1', 2, 40, 1);",
     )
     .unwrap();
     assert!(matches!(start(&mut c), Open::Upgrade(_)));
@@ -44,8 +48,19 @@ fn each_dead_letter_moves_to_the_default_destination() {
         ),
         ["ent_1 evt_1 default http 500: retry window exhausted"]
     );
-    let left = first_column(&c, "SELECT name FROM sqlite_master WHERE name = 'dead'");
-    assert!(left.is_empty(), "the old table is gone");
+    assert_eq!(
+        first_column(
+            &c,
+            "SELECT object || ' ' || destination || ' ' || pending || ' ' || oldest_pending_at
+               || ' ' || dead FROM destination_rows"
+        ),
+        ["s/ent_1 default 2 40 1"]
+    );
+    let left = first_column(
+        &c,
+        "SELECT name FROM sqlite_master WHERE name IN ('dead', 'outbox_rows')",
+    );
+    assert!(left.is_empty(), "the old tables are gone");
     assert_eq!(
         start(&mut c),
         Open::Current,

@@ -1,7 +1,8 @@
 //! `GET /metrics` under a real Prometheus (Debian's package): it scrapes the worker on
 //! workerd with the admin token, and its HTTP API reports the deliveries sent, by outcome;
 //! the rejected ones, by reason; the forward attempts, by the origin's own record of what
-//! it answered; one dead letter; and one row pending, as old as it is. `promtool check metrics`
+//! it answered; one dead letter; and one row pending, as old as it is, for the source and
+//! for its destination. `promtool check metrics`
 //! passes on the text, and a scrape without the token gets a 401 problem.
 
 use std::time::Duration;
@@ -42,6 +43,15 @@ fn prometheus_reports_what_the_worker_was_sent() {
     at(r#"up{job="hookonce"}"#, 1.0);
     at(r#"hookonce_dead_letters{source="acme"}"#, 1.0);
     at(r#"hookonce_outbox_pending_rows{source="acme"}"#, 1.0);
+    // The same per destination: the source's `forward` is the destination `default`.
+    at(
+        r#"hookonce_destination_dead_letters{source="acme",destination="default"}"#,
+        1.0,
+    );
+    at(
+        r#"hookonce_destination_pending_rows{source="acme",destination="default"}"#,
+        1.0,
+    );
     // Its age grows as the scrapes go on: the row was written when evt_fail arrived.
     let age = r#"hookonce_outbox_oldest_pending_age_seconds{source="acme"}"#;
     at(&format!("{age} >= bool 2"), 1.0);

@@ -209,20 +209,55 @@ fn counters_add_up_outbox_reports_sum_and_dead_letters_keep_the_newest() {
         })
         .unwrap()
     };
+    let per_destination = |c: &Connection| -> Vec<(String, i64, Option<i64>, i64)> {
+        c.prepare(statements::DESTINATION_SUMS)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
     assert_eq!(sums(&c), (0, None, 0));
-    c.execute(statements::KEEP_OUTBOX, params!["s/e/a", 2, 50, 0])
+    assert_eq!(per_destination(&c), []);
+    for (object, to, pending, oldest, dead) in [
+        ("s/e/a", "default", 2, Some(50), 0),
+        ("s/e/a", "billing", 1, Some(45), 0),
+        ("s/e/b", "default", 1, Some(40), 1),
+        ("s/e/c", "billing", 0, None::<i64>, 4),
+    ] {
+        c.execute(
+            statements::KEEP_OUTBOX,
+            params![object, to, pending, oldest, dead],
+        )
         .unwrap();
-    c.execute(statements::KEEP_OUTBOX, params!["s/e/b", 1, 40, 1])
+    }
+    assert_eq!(sums(&c), (4, Some(40), 5));
+    assert_eq!(
+        per_destination(&c),
+        [
+            ("billing".into(), 1, Some(45), 4),
+            ("default".into(), 3, Some(40), 1)
+        ]
+    );
+    // A report replaces the object's last one, every destination's; a forgotten object
+    // counts no more.
+    c.execute(statements::FORGET_OUTBOX, params!["s/e/a"])
         .unwrap();
-    c.execute(statements::KEEP_OUTBOX, params!["s/e/c", 0, None::<i64>, 4])
-        .unwrap();
-    assert_eq!(sums(&c), (3, Some(40), 5));
-    // A report replaces the object's last one; a forgotten object counts no more.
-    c.execute(statements::KEEP_OUTBOX, params!["s/e/a", 1, 60, 0])
-        .unwrap();
+    c.execute(
+        statements::KEEP_OUTBOX,
+        params!["s/e/a", "default", 1, 60, 0],
+    )
+    .unwrap();
     c.execute(statements::FORGET_OUTBOX, params!["s/e/b"])
         .unwrap();
     assert_eq!(sums(&c), (1, Some(60), 4));
+    assert_eq!(
+        per_destination(&c),
+        [
+            ("billing".into(), 0, None, 4),
+            ("default".into(), 1, Some(60), 0)
+        ]
+    );
 
     // One event dead at two destinations is two dead letters.
     for (entity, id, to, at) in [

@@ -26,7 +26,7 @@ pub struct Object<'a> {
     /// The source's lifetimes, if the configuration has the source.
     pub lifetimes: Option<Lifetimes>,
     /// What it last told its feed of its outbox; `None` when it does not know.
-    pub reported: Option<OutboxSnapshot>,
+    pub reported: Option<&'a OutboxSnapshot>,
 }
 
 /// What the adapter does next for an alarm pass.
@@ -201,13 +201,13 @@ impl<'a> Upkeep<'a> {
             (Step::ArmedForPrune, Input::AlarmSet) => self.report(),
             (Step::Outbox, Input::Outbox { rows, table }) => {
                 let told = match self.object.reported {
-                    Some(reported) => reported == rows,
+                    Some(reported) => *reported == rows,
                     // Unknown since the object started: one that never queued a row has none.
-                    None => rows == OutboxSnapshot::default() && !table,
+                    None => rows.destinations.is_empty() && !table,
                 };
                 match (told, self.object.source) {
                     (false, Some(source)) => {
-                        self.step = Step::Telling(rows);
+                        self.step = Step::Telling(rows.clone());
                         Command::TellFeed { source, rows }
                     }
                     _ => Command::Done,

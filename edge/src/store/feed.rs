@@ -5,7 +5,7 @@ mod statements;
 
 use hookonce_core::activity::Tally;
 use hookonce_core::feed::{DeadLetter, FeedOutcome, FeedRow, FeedState, RejectWindow};
-use hookonce_core::metrics::{Count, OutboxSnapshot, SourceFigures};
+use hookonce_core::metrics::{Count, DestinationRows, SourceFigures};
 use hookonce_core::page::FeedQuery;
 use hookonce_core::time::UnixSeconds;
 use worker::{Result, SqlStorage, State};
@@ -174,9 +174,10 @@ impl FeedStore {
             .collect())
     }
 
-    pub fn keep_outbox(&self, object: &str, s: &OutboxSnapshot) -> Result<()> {
+    pub fn keep_outbox(&self, object: &str, s: &DestinationRows) -> Result<()> {
         let values = [
             text(object),
+            text(&s.destination),
             count(s.pending),
             s.oldest_pending_at.map_or(sql::NULL, int),
             count(s.dead),
@@ -189,7 +190,7 @@ impl FeedStore {
     }
 
     /// The source's figures for `/metrics`: its counters, and its objects' outbox rows
-    /// summed.
+    /// summed, and summed per destination.
     pub fn figures(&self, source: String) -> Result<SourceFigures> {
         row! {
             struct Counter {
@@ -221,7 +222,31 @@ impl FeedStore {
             pending: n(rows.pending),
             oldest_pending_at: rows.oldest,
             dead: n(rows.dead),
+            destinations: self.destination_rows()?,
         })
+    }
+
+    /// The source's objects' outbox rows summed per destination, in name order.
+    pub fn destination_rows(&self) -> Result<Vec<DestinationRows>> {
+        row! {
+            struct Row {
+                destination: String,
+                pending: i64,
+                oldest: Option<i64>,
+                dead: i64,
+            }
+        }
+        let rows: Vec<Row> = self.sql.exec(statements::DESTINATION_SUMS, None)?.all()?;
+        let n = |v: i64| u64::try_from(v).unwrap_or_default();
+        Ok(rows
+            .into_iter()
+            .map(|r| DestinationRows {
+                destination: r.destination,
+                pending: n(r.pending),
+                oldest_pending_at: r.oldest,
+                dead: n(r.dead),
+            })
+            .collect())
     }
 
     /// The page of the feed `q` asks for, and one row more if there is one.

@@ -5,7 +5,7 @@
 
 use hookonce_core::config::DEFAULT_DESTINATION;
 use hookonce_core::feed::DeadLetter;
-use hookonce_core::metrics::OutboxSnapshot;
+use hookonce_core::metrics::{DestinationRows, OutboxSnapshot};
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
 use hookonce_core::retention::{Kept, Prune};
 use hookonce_core::time::UnixSeconds;
@@ -295,29 +295,44 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     }))
 }
 
-/// The object's outbox rows for `/metrics`: pending, the oldest pending's time, dead.
-/// `outbox_by_status` makes each a range of the index.
+/// The object's outbox rows for `/metrics` and the inspector, per destination with a row
+/// pending or dead: pending, the oldest pending's time, dead. `outbox_by_status` makes the
+/// rows read two ranges of the index.
 pub fn outbox_rows(sql: &SqlStorage) -> worker::Result<OutboxSnapshot> {
     row! {
         struct Counted {
+            dest: String,
             pending: i64,
             oldest: Option<i64>,
             dead: i64,
         }
     }
-    let pending = text(OutboxStatus::Pending.as_str());
-    let r: Option<Counted> = first(
-        sql,
-        "SELECT (SELECT COUNT(*) FROM outbox WHERE status = ?1) AS pending,
-                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?1) AS oldest,
-                (SELECT COUNT(*) FROM outbox WHERE status = ?2) AS dead",
-        vec![pending, text(OutboxStatus::Dead.as_str())],
-    )?;
-    Ok(r.map_or_else(OutboxSnapshot::default, |r| OutboxSnapshot {
-        pending: u64::try_from(r.pending).unwrap_or_default(),
-        oldest_pending_at: r.oldest,
-        dead: u64::try_from(r.dead).unwrap_or_default(),
-    }))
+    let rows: Vec<Counted> = sql
+        .exec_raw(
+            "SELECT COALESCE(dest_name, 'default') AS dest,
+                    SUM(status = ?1) AS pending,
+                    MIN(CASE WHEN status = ?1 THEN enqueued_at END) AS oldest,
+                    SUM(status = ?2) AS dead
+             FROM outbox WHERE status IN (?1, ?2)
+             GROUP BY dest ORDER BY dest",
+            vec![
+                text(OutboxStatus::Pending.as_str()),
+                text(OutboxStatus::Dead.as_str()),
+            ],
+        )?
+        .all()?;
+    let n = |v: i64| u64::try_from(v).unwrap_or_default();
+    Ok(OutboxSnapshot {
+        destinations: rows
+            .into_iter()
+            .map(|r| DestinationRows {
+                destination: r.dest,
+                pending: n(r.pending),
+                oldest_pending_at: r.oldest,
+                dead: n(r.dead),
+            })
+            .collect(),
+    })
 }
 
 /// Carries out one prune; returns the rows it deleted. Each walks its table oldest first

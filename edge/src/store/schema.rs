@@ -385,7 +385,8 @@ pub struct Step {
 /// overflow page of its own), then in `kept_bodies` (a unique `event_id` index: one more
 /// row written per body); `events` and `outbox` had no `body_seq`. An outbox (or its
 /// placeholder view) made before destinations had names gains `dest_name`, and a feed's
-/// `dead` table moves into `dead_letters`, whose key names the destination.
+/// `dead` table moves into `dead_letters`, whose key names the destination, and its
+/// `outbox_rows` into `destination_rows`, likewise.
 pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
     let step = |sql| Step {
         sql,
@@ -408,6 +409,15 @@ pub fn migration(has: impl Fn(&str) -> bool) -> Vec<Step> {
              SELECT entity, event_id, 'default', attempts, last_result, at FROM dead",
         ));
         steps.push(step("DROP TABLE dead"));
+    }
+    // A feed's outbox reports from before destinations had names: each is `default`'s.
+    if has("outbox_rows") {
+        steps.push(step(
+            "INSERT OR IGNORE INTO destination_rows
+               (object, destination, pending, oldest_pending_at, dead)
+             SELECT object, 'default', pending, oldest_pending_at, dead FROM outbox_rows",
+        ));
+        steps.push(step("DROP TABLE outbox_rows"));
     }
     steps
 }

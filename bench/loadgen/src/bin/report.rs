@@ -8,7 +8,8 @@
 //! the body-keeping peer; also `floor` and `floor-rs`, when present),
 //! `storage-{worker}-{scenario}.json` and, for
 //! hookonce with bodies pruned, `{load,storage}-pruned-{scenario}.json` (hookonce alone also
-//! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`); and the criterion
+//! runs `no-entity`: `load-hookonce-no-entity-r{N}.json`, and `hot` with 0, 1, 2 and 4
+//! destinations: `load-fanout-{N}-r{R}.json`); and the criterion
 //! medians under `CRITERION_DIR/{1KiB,64KiB}/<step>/new/estimates.json`.
 //! Exits 1 after printing if any request failed or a duplicate wrote a row.
 
@@ -472,6 +473,75 @@ fn main() {
             NA,
             NA,
         ]);
+    }
+    // 5d. Fan-out: `hot` with 1, 2 and 4 destinations against the same run without
+    // forwarding (each on a workerd of its own, rounds interleaved), and what an applied
+    // event writes with them.
+    if let Some(none) = Rounds::read(raw, "fanout-0") {
+        let (eps0, cpu0) = (none.events_per_sec(), none.cpu_per_event());
+        let mut fan_done: Vec<(u32, Vec<f64>, Vec<f64>)> = Vec::new();
+        for n in [0, 1, 2, 4] {
+            let Some(r) = Rounds::read(raw, &format!("fanout-{n}")) else {
+                continue;
+            };
+            let (eps, cpu) = (r.events_per_sec(), r.cpu_per_event());
+            let merged = r.merged();
+            let applied = merged["rows_written"]["applied"]["mean"].as_f64();
+            // Each round to the moment its forwarding was done (`done-fanout-N-rR.json`):
+            // applied events over the seconds, and workerd's CPU µs per applied event.
+            let done: Vec<Value> = (1..=r.0.len())
+                .filter_map(|i| read(&raw.join(format!("done-fanout-{n}-r{i}.json"))))
+                .collect();
+            let rate = |d: &Value| Some(d["applied"].as_f64()? / d["seconds"].as_f64()?);
+            let cost = |d: &Value| {
+                let us = d["cpu_ticks"].as_f64()? * 1e6 / d["clk_tck"].as_f64()?;
+                Some(us / d["applied"].as_f64().filter(|a| *a > 0.0)?)
+            };
+            let done_eps: Vec<f64> = done.iter().filter_map(rate).collect();
+            let done_cpu: Vec<f64> = done.iter().filter_map(cost).collect();
+            fan_done.push((n, done_eps, done_cpu));
+            t.row([
+                &format!(
+                    "`hot`, every event forwarded to {n} destination{}: events/s · CPU µs per event · rows written per applied (ratios: events/s, CPU, to no forwarding)",
+                    if n == 1 { "" } else { "s" }
+                ),
+                "workerd direct, each destination bench-origin (200 at once, loopback)",
+                &format!(
+                    "{} · {} · {}",
+                    median(&eps).map_or(NA.into(), num),
+                    median(&cpu).map_or(NA.into(), num),
+                    applied.map_or(NA.into(), |a| format!("{a:.2}"))
+                ),
+                NA,
+                NA,
+                &times(paired(&eps, &eps0)),
+                &times(paired(&cpu, &cpu0)),
+            ]);
+        }
+        // The same rounds to the moment the origin had every message their applied events
+        // owe it: the forwarding runs mostly after the load, so this is what it costs.
+        let (eps0, cpu0) = match fan_done.first() {
+            Some((0, eps, cpu)) => (eps.clone(), cpu.clone()),
+            _ => (Vec::new(), Vec::new()),
+        };
+        for (n, eps, cpu) in &fan_done {
+            t.row([
+                &format!(
+                    "`hot` with {n} destination{}, to every message delivered: applied events/s · CPU µs per applied event (ratios: to no forwarding)",
+                    if *n == 1 { "" } else { "s" }
+                ),
+                "workerd direct, from the round's start until bench-origin took them all; CPU from /proc",
+                &format!(
+                    "{} · {}",
+                    median(eps).map_or(NA.into(), num),
+                    median(cpu).map_or(NA.into(), num)
+                ),
+                NA,
+                NA,
+                &times(paired(eps, &eps0)),
+                &times(paired(cpu, &cpu0)),
+            ]);
+        }
     }
     // Per object too: unlike per event, it does not move with how many events each of a
     // run's new entities got, so runs at different speeds compare.

@@ -24,18 +24,21 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   PRIMARY KEY (entity, event_id, destination)
 ) WITHOUT ROWID;
 -- /metrics (core's `metrics`): best-effort counters summed from notes, and each entity
--- object's outbox rows as its last alarm pass counted them (exact; absent when none).
+-- object's outbox rows per destination as its last alarm pass counted them (exact; absent
+-- when none).
 CREATE TABLE IF NOT EXISTS counter (
   family TEXT NOT NULL,
   label  TEXT NOT NULL,
   value  INTEGER NOT NULL,
   PRIMARY KEY (family, label)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS outbox_rows (
-  object            TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS destination_rows (
+  object            TEXT NOT NULL,
+  destination       TEXT NOT NULL,
   pending           INTEGER NOT NULL,
   oldest_pending_at INTEGER,
-  dead              INTEGER NOT NULL
+  dead              INTEGER NOT NULL,
+  PRIMARY KEY (object, destination)
 ) WITHOUT ROWID;
 -- The inspector's last hour (core's `activity`): deliveries per minute by outcome, at most
 -- 60 minutes x 4 outcomes, older minutes forgotten with every batch.
@@ -102,13 +105,13 @@ pub const REQUEUED: &str = "DELETE FROM dead_letters WHERE entity = ?";
 pub const ADD_COUNT: &str = "INSERT INTO counter (family, label, value) VALUES (?, ?, ?)
  ON CONFLICT (family, label) DO UPDATE SET value = value + excluded.value";
 
-/// Keeps an object's outbox report: `object, pending, oldest_pending_at, dead`.
-pub const KEEP_OUTBOX: &str =
-    "INSERT OR REPLACE INTO outbox_rows (object, pending, oldest_pending_at, dead)
- VALUES (?, ?, ?, ?)";
+/// Keeps an object's outbox report of one destination: `object, destination, pending,
+/// oldest_pending_at, dead`.
+pub const KEEP_OUTBOX: &str = "INSERT OR REPLACE INTO destination_rows
+   (object, destination, pending, oldest_pending_at, dead) VALUES (?, ?, ?, ?, ?)";
 
-/// Forgets an object's outbox report.
-pub const FORGET_OUTBOX: &str = "DELETE FROM outbox_rows WHERE object = ?";
+/// Forgets an object's outbox report, every destination's: the key's first column.
+pub const FORGET_OUTBOX: &str = "DELETE FROM destination_rows WHERE object = ?";
 
 /// Every counter: `family, label, value`.
 pub const COUNTERS: &str = "SELECT family, label, value FROM counter ORDER BY family, label";
@@ -117,7 +120,13 @@ pub const COUNTERS: &str = "SELECT family, label, value FROM counter ORDER BY fa
 pub const OUTBOX_SUMS: &str =
     "SELECT COALESCE(SUM(pending), 0) AS pending, MIN(oldest_pending_at) AS oldest,
         COALESCE(SUM(dead), 0) AS dead
- FROM outbox_rows";
+ FROM destination_rows";
+
+/// The objects' outbox rows summed per destination, in name order: `destination, pending,
+/// oldest, dead`.
+pub const DESTINATION_SUMS: &str = "SELECT destination, SUM(pending) AS pending,
+        MIN(oldest_pending_at) AS oldest, SUM(dead) AS dead
+ FROM destination_rows GROUP BY destination ORDER BY destination";
 
 /// A page of the feed, newest first: `?1` before (a seq, or NULL), `?2` outcome, `?3` type
 /// (each NULL for any), `?4` how many.
