@@ -83,12 +83,15 @@ pub enum Route {
         /// The entity the event is about, if it has one (it names the object).
         entity: Option<String>,
     },
-    /// `POST /admin/outbox/{source}/{entity}/retry`: dead letters back in the queue.
+    /// `POST /admin/outbox/{source}/{entity}/retry?destination=D`: dead letters back in the
+    /// queue.
     RetryDead {
         /// The source name.
         source: String,
         /// The entity key.
         entity: String,
+        /// Only this destination's; `None`: those of every configured destination.
+        destination: Option<String>,
     },
     /// `POST /admin/replay/{source}/{event_id}?entity=E`: run a stored event again.
     Replay {
@@ -205,6 +208,7 @@ impl Route {
                 Route::RetryDead {
                     source: (*source).into(),
                     entity: (*entity).into(),
+                    destination: query_param(query, "destination").transpose()?,
                 },
             ),
             ["admin", "replay", source, event_id] => (

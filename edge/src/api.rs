@@ -52,7 +52,11 @@ fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
             event_id,
             Op::Event(event_id.clone()),
         ),
-        Route::RetryDead { entity, .. } => entity_op(source, Some(entity), "", Op::RetryDead),
+        Route::RetryDead {
+            entity,
+            destination,
+            ..
+        } => entity_op(source, Some(entity), "", Op::RetryDead(destination.clone())),
         Route::Replay {
             event_id, entity, ..
         } => entity_op(
@@ -80,6 +84,30 @@ fn source_of(route: &Route) -> Option<&str> {
         | Route::Activity { source } => Some(source),
         _ => None,
     }
+}
+
+/// The 404 problem for a route that names a destination `source` does not configure.
+fn unknown_destination(route: &Route, source: &Source) -> Option<Result<Response>> {
+    let named = match route {
+        Route::RetryDead {
+            destination: Some(d),
+            ..
+        } => d,
+        _ => return None,
+    };
+    let config = &source.config;
+    config.destination(named).is_none().then(|| {
+        let names: Vec<&str> = config
+            .destinations
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        problem::UNKNOWN_DESTINATION.respond(format!(
+            "source {} has no destination named {named:?} (it has: {})",
+            config.name,
+            names.join(", ")
+        ))
+    })
 }
 
 /// The 401 problem for a request without the admin token, if it has not got it.
@@ -113,6 +141,9 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
     let Some((source, binding, object, url, post)) = target(route, found) else {
         return problem::NOT_FOUND.respond("not a read or admin route");
     };
+    if let Some(unknown) = unknown_destination(route, found) {
+        return unknown;
+    }
     let resp = http::query_object(env, binding, &object, &url, post).await?;
     let no_entity = match route {
         Route::Event {

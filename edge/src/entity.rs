@@ -123,7 +123,7 @@ impl EntityObject {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::RetryDead => self.requeue().await,
+            Op::RetryDead(destination) => self.requeue(destination.as_deref()).await,
             Op::Replay(raw) => match id(&raw) {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
@@ -569,16 +569,37 @@ impl EntityObject {
     }
 
     /// `POST /admin/outbox/…/retry`: core's `Requeue`, one IO per command.
-    async fn requeue(&self) -> Result<Response> {
+    async fn requeue(&self, only: Option<&str>) -> Result<Response> {
         let name = self.state.id().name().unwrap_or_default();
         let queue = self.store.has_outbox();
         let now = clock::now();
-        let (mut requeue, mut command) =
-            Requeue::start(source_of(&name), entity_of(&name), queue, now);
+        let config = sources::load(&self.env);
+        let (loaded, source) = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
+            Ok(found) => found,
+            Err(problem) => return problem,
+        };
+        let configured: Vec<&str> = source
+            .config
+            .destinations
+            .iter()
+            .map(|d| d.name.as_str())
+            .collect();
+        let (mut requeue, mut command) = Requeue::start(
+            source_of(&name),
+            entity_of(&name),
+            queue,
+            now,
+            only,
+            &configured,
+        );
+        let sql = self.store.sql();
         loop {
             command = match command {
-                RequeueCommand::Requeue(at) => {
-                    let n = outbox_store::requeue_dead(self.store.sql(), at)?;
+                RequeueCommand::ReadDead => {
+                    requeue.handle(RequeueInput::Dead(outbox_store::dead_counts(sql)?))
+                }
+                RequeueCommand::Requeue(destination, at) => {
+                    let n = outbox_store::requeue_dead(sql, destination, at)?;
                     requeue.handle(RequeueInput::Requeued(n))
                 }
                 RequeueCommand::SetAlarm(at) => {
@@ -586,13 +607,16 @@ impl EntityObject {
                     requeue.handle(RequeueInput::AlarmSet)
                 }
                 RequeueCommand::Note { source, note } => {
-                    let loaded = sources::load(&self.env);
-                    let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
-                    self.note(source.to_owned(), note, log);
+                    self.note(source.to_owned(), note, loaded.log);
                     requeue.handle(RequeueInput::Noted)
                 }
-                RequeueCommand::Answer(requeued) => {
-                    let body = json!({ "requeued": requeued });
+                RequeueCommand::Answer(answer) => {
+                    let skipped: Vec<Value> = answer
+                        .skipped
+                        .iter()
+                        .map(|s| json!({"destination": s.destination, "rows": s.rows, "reason": s.reason}))
+                        .collect();
+                    let body = json!({ "requeued": answer.requeued, "skipped": skipped });
                     return json_response(200, &body, "application/json");
                 }
             };

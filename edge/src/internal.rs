@@ -32,8 +32,8 @@ pub enum Op {
     Entity(Option<String>),
     /// Read one stored event.
     Event(String),
-    /// Requeue the dead letters.
-    RetryDead,
+    /// Requeue the dead letters (of this destination only).
+    RetryDead(Option<String>),
     /// Run a stored event through the pipeline again.
     Replay(String),
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
@@ -50,7 +50,10 @@ impl Op {
             Op::Entity(None) => format!("{base}/entity"),
             Op::Entity(Some(c)) => format!("{base}/entity?before={}", encode_component(c)),
             Op::Event(id) => format!("{base}/event?id={}", encode_component(id)),
-            Op::RetryDead => format!("{base}/outbox/retry"),
+            Op::RetryDead(None) => format!("{base}/outbox/retry"),
+            Op::RetryDead(Some(d)) => {
+                format!("{base}/outbox/retry?destination={}", encode_component(d))
+            }
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
         }
@@ -60,7 +63,7 @@ impl Op {
     pub fn is_post(&self) -> bool {
         matches!(
             self,
-            Op::Ingest | Op::RetryDead | Op::Replay(_) | Op::Buckets(_)
+            Op::Ingest | Op::RetryDead(_) | Op::Replay(_) | Op::Buckets(_)
         )
     }
 
@@ -71,7 +74,9 @@ impl Op {
             "/ingest" => Op::Ingest,
             "/entity" => Op::Entity(query_param(query, "before").and_then(Result::ok)),
             "/event" => Op::Event(id()?),
-            "/outbox/retry" => Op::RetryDead,
+            "/outbox/retry" => {
+                Op::RetryDead(query_param(query, "destination").and_then(Result::ok))
+            }
             "/replay" => Op::Replay(id()?),
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,

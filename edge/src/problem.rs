@@ -22,6 +22,7 @@ macro_rules! kinds {
 kinds! {
     NOT_FOUND = (404, "not-found", "No such resource");
     UNKNOWN_SOURCE = (404, "unknown-source", "Unknown webhook source");
+    UNKNOWN_DESTINATION = (404, "unknown-destination", "Unknown destination");
     METHOD_NOT_ALLOWED = (405, "method-not-allowed", "Method not allowed");
     TOO_LARGE = (TooLarge::STATUS, "body-too-large", "Request body too large");
     BAD_SIGNATURE = (401, "invalid-signature", "Signature verification failed");

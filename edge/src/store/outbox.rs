@@ -4,6 +4,7 @@
 //! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
 
 use hookonce_core::config::DEFAULT_DESTINATION;
+use hookonce_core::entity::admin::DeadCount;
 use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
@@ -254,16 +255,44 @@ pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker:
     Ok(written > 0)
 }
 
-/// Puts every dead row back in the queue, due at `at`; returns how many (counted from
-/// `RETURNING`: rows written count the status index's entries too).
-pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
+/// The dead rows per destination (`default` for rows that name none).
+pub fn dead_counts(sql: &SqlStorage) -> worker::Result<Vec<DeadCount>> {
+    row! {
+        struct Dead {
+            destination: String,
+            rows: i64,
+        }
+    }
+    let rows: Vec<Dead> = sql
+        .exec_raw(
+            "SELECT COALESCE(dest_name, ?2) AS destination, COUNT(*) AS rows FROM outbox
+               WHERE status = ?1 GROUP BY dest_name ORDER BY destination",
+            vec![text(OutboxStatus::Dead.as_str()), text(DEFAULT_DESTINATION)],
+        )?
+        .all()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| DeadCount {
+            destination: r.destination,
+            rows: usize::try_from(r.rows).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Puts the destination's dead rows back in the queue, due at `at`, their attempts
+/// starting over; returns how many (counted from `RETURNING`: rows written count the
+/// status index's entries too).
+pub fn requeue_dead(sql: &SqlStorage, destination: &str, at: UnixSeconds) -> worker::Result<usize> {
     sql.exec_raw(
-        "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
-               next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
+        "UPDATE outbox SET status = ?1, attempts = 0, first_attempt_at = NULL,
+               next_attempt_at = ?2, done_at = NULL
+             WHERE status = ?3 AND COALESCE(dest_name, ?4) = ?5 RETURNING seq",
         vec![
             text(OutboxStatus::Pending.as_str()),
             int(at.0),
             text(OutboxStatus::Dead.as_str()),
+            text(DEFAULT_DESTINATION),
+            text(destination),
         ],
     )?
     .count_rows()
