@@ -65,6 +65,28 @@ fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
             event_id,
             Op::Replay(event_id.clone()),
         ),
+        Route::Redeliver {
+            event_id,
+            entity,
+            destination,
+            ..
+        } => entity_op(
+            source,
+            entity.as_deref(),
+            event_id,
+            Op::Redeliver(event_id.clone(), destination.clone()),
+        ),
+        Route::Backfill {
+            destination,
+            entity,
+            since,
+            ..
+        } => entity_op(
+            source,
+            Some(entity),
+            "",
+            Op::Backfill(destination.clone(), since.0),
+        ),
         Route::Feed { query, .. } => feed_op(source, FeedOp::Events(query.to_query())),
         Route::Dead { .. } => feed_op(source, FeedOp::Dead),
         Route::Activity { .. } => feed_op(source, FeedOp::Activity),
@@ -79,6 +101,8 @@ fn source_of(route: &Route) -> Option<&str> {
         | Route::Event { source, .. }
         | Route::RetryDead { source, .. }
         | Route::Replay { source, .. }
+        | Route::Redeliver { source, .. }
+        | Route::Backfill { source, .. }
         | Route::Feed { source, .. }
         | Route::Dead { source }
         | Route::Activity { source } => Some(source),
@@ -92,7 +116,12 @@ fn unknown_destination(route: &Route, source: &Source) -> Option<Result<Response
         Route::RetryDead {
             destination: Some(d),
             ..
-        } => d,
+        }
+        | Route::Redeliver {
+            destination: Some(d),
+            ..
+        }
+        | Route::Backfill { destination: d, .. } => d,
         _ => return None,
     };
     let config = &source.config;
@@ -152,6 +181,11 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
             ..
         }
         | Route::Replay {
+            event_id,
+            entity: None,
+            ..
+        }
+        | Route::Redeliver {
             event_id,
             entity: None,
             ..

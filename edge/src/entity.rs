@@ -15,6 +15,9 @@ use hookonce_core::decide::{Delivery, Plan, Said};
 use hookonce_core::entity::admin::{
     Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
 };
+use hookonce_core::entity::resend::{
+    Backfill, Redeliver, ResendAnswer, ResendCommand, ResendInput,
+};
 use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
 use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
@@ -128,6 +131,13 @@ impl EntityObject {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
+            Op::Redeliver(raw, destination) => match id(&raw) {
+                Ok(id) => self.redeliver(&id, destination.as_deref()).await,
+                Err(e) => problem::BAD_REQUEST.respond(e),
+            },
+            Op::Backfill(destination, since) => {
+                self.backfill(&destination, UnixSeconds(since)).await
+            }
             Op::Buckets(count) => bucket::record(&self.state, count),
         };
         made.map(Into::into)
@@ -622,6 +632,111 @@ impl EntityObject {
             };
         }
     }
+}
+
+impl EntityObject {
+    /// `POST /admin/redeliver`: core's `Redeliver`, carried out by [`Self::resend`].
+    async fn redeliver(&self, id: &EventId, only: Option<&str>) -> Result<Response> {
+        let name = self.state.id().name().unwrap_or_default();
+        let config = sources::load(&self.env);
+        let source = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
+            Ok((_, source)) => source,
+            Err(problem) => return problem,
+        };
+        let destinations = &source.config.destinations;
+        let (mut redeliver, first) =
+            Redeliver::start(id.as_str(), only, destinations, clock::now());
+        let source = &source.config.name;
+        self.resend(source, id.as_str(), first, |input| redeliver.handle(input))
+            .await
+    }
+
+    /// `POST /admin/backfill`: core's `Backfill`, carried out by [`Self::resend`].
+    async fn backfill(&self, destination: &str, since: UnixSeconds) -> Result<Response> {
+        let name = self.state.id().name().unwrap_or_default();
+        let config = sources::load(&self.env);
+        let source = match sources::lookup(&config, source_of(&name).unwrap_or("")) {
+            Ok((_, source)) => source,
+            Err(problem) => return problem,
+        };
+        let Some(to) = source.config.destination(destination) else {
+            let detail = format!(
+                "source {} has no destination named {destination:?}",
+                source.config.name
+            );
+            return problem::UNKNOWN_DESTINATION.respond(detail);
+        };
+        let (mut backfill, first) = Backfill::start(to, since, clock::now());
+        self.resend(&source.config.name, "", first, |input| {
+            backfill.handle(input)
+        })
+        .await
+    }
+
+    /// A redelivery's (of `event`) or a backfill's commands, one IO each; the reads and
+    /// writes run with no `.await` between them, the alarm after.
+    async fn resend<'a>(
+        &self,
+        source: &str,
+        event: &str,
+        mut command: ResendCommand<'a>,
+        mut handle: impl FnMut(ResendInput) -> ResendCommand<'a>,
+    ) -> Result<Response> {
+        let sql = self.store.sql();
+        loop {
+            command = match command {
+                ResendCommand::ReadEvent => {
+                    handle(ResendInput::Event(outbox_store::kept_event_of(sql, event)?))
+                }
+                ResendCommand::ReadSince { destination, since } => handle(ResendInput::Events(
+                    outbox_store::kept_since(sql, destination, since)?,
+                )),
+                ResendCommand::Enqueue {
+                    event_id,
+                    destination,
+                    at,
+                } => {
+                    self.store.make_outbox()?;
+                    let seq = outbox_store::enqueue_kept(sql, &event_id, source, destination, at)?;
+                    handle(ResendInput::Enqueued(seq))
+                }
+                ResendCommand::MoveBehind {
+                    destination,
+                    before,
+                } => handle(ResendInput::Moved(outbox_store::move_behind(
+                    sql,
+                    destination,
+                    before,
+                )?)),
+                ResendCommand::SetAlarm(at) => {
+                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
+                    handle(ResendInput::AlarmSet)
+                }
+                ResendCommand::Answer(answer) => return resent(answer),
+            };
+        }
+    }
+}
+
+/// How a redelivery or a backfill is answered.
+fn resent(answer: ResendAnswer) -> Result<Response> {
+    let body = match answer {
+        ResendAnswer::Redelivered(destinations) => json!({
+            "enqueued": destinations.len(),
+            "destinations": destinations,
+        }),
+        ResendAnswer::Backfilled(b) => json!({
+            "enqueued": b.enqueued,
+            "moved_behind": b.moved_behind,
+            "skipped_pruned": b.skipped_pruned,
+            "skipped_present": b.skipped_present,
+            "skipped_filtered": b.skipped_filtered,
+        }),
+        ResendAnswer::NoBody(detail) => return problem::NOT_FOUND.respond(detail),
+        ResendAnswer::Refused(detail) => return problem::NOT_SENDABLE.respond(detail),
+        ResendAnswer::OutOfStep => return problem::INTERNAL.respond("a resend went out of step"),
+    };
+    json_response(200, &body, "application/json")
 }
 
 /// The answer core's `Ingest` came to.

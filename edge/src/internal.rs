@@ -36,6 +36,10 @@ pub enum Op {
     RetryDead(Option<String>),
     /// Run a stored event through the pipeline again.
     Replay(String),
+    /// Send an applied event again (to this destination only).
+    Redeliver(String, Option<String>),
+    /// Send a destination the entity's kept events since a time, unix seconds.
+    Backfill(String, i64),
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -55,6 +59,18 @@ impl Op {
                 format!("{base}/outbox/retry?destination={}", encode_component(d))
             }
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
+            Op::Redeliver(id, None) => format!("{base}/redeliver?id={}", encode_component(id)),
+            Op::Redeliver(id, Some(d)) => format!(
+                "{base}/redeliver?id={}&destination={}",
+                encode_component(id),
+                encode_component(d)
+            ),
+            Op::Backfill(d, since) => {
+                format!(
+                    "{base}/backfill?destination={}&since={since}",
+                    encode_component(d)
+                )
+            }
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
         }
     }
@@ -63,13 +79,19 @@ impl Op {
     pub fn is_post(&self) -> bool {
         matches!(
             self,
-            Op::Ingest | Op::RetryDead(_) | Op::Replay(_) | Op::Buckets(_)
+            Op::Ingest
+                | Op::RetryDead(_)
+                | Op::Replay(_)
+                | Op::Redeliver(..)
+                | Op::Backfill(..)
+                | Op::Buckets(_)
         )
     }
 
     /// Reads back what [`Op::url`] wrote.
     pub fn parse(path: &str, query: &str) -> Option<Op> {
         let id = || query_param(query, "id")?.ok();
+        let destination = || query_param(query, "destination")?.ok();
         Some(match path {
             "/ingest" => Op::Ingest,
             "/entity" => Op::Entity(query_param(query, "before").and_then(Result::ok)),
@@ -78,6 +100,11 @@ impl Op {
                 Op::RetryDead(query_param(query, "destination").and_then(Result::ok))
             }
             "/replay" => Op::Replay(id()?),
+            "/redeliver" => Op::Redeliver(id()?, destination()),
+            "/backfill" => Op::Backfill(
+                destination()?,
+                query_param(query, "since")?.ok()?.parse().ok()?,
+            ),
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,
         })

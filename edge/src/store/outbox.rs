@@ -5,6 +5,7 @@
 
 use hookonce_core::config::DEFAULT_DESTINATION;
 use hookonce_core::entity::admin::DeadCount;
+use hookonce_core::entity::resend::KeptEvent;
 use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
@@ -298,7 +299,134 @@ pub fn requeue_dead(sql: &SqlStorage, destination: &str, at: UnixSeconds) -> wor
     .count_rows()
 }
 
-/// What pruning needs to know: the oldest body, pending and delivered row.
+/// The destination's `dest_name`: NULL for `default`, as [`enqueue`] writes it.
+fn dest_name(destination: &str) -> wasm_bindgen::JsValue {
+    match destination {
+        DEFAULT_DESTINATION => NULL,
+        name => text(name),
+    }
+}
+
+row! {
+    /// An event as a redelivery or a backfill reads it.
+    struct KeptRow {
+        event_id: String,
+        event_type: String,
+        outcome: String,
+        body: i64,
+        queued: i64,
+    }
+}
+
+/// Whether the event `e` still has its body.
+const BODY_KEPT: &str =
+    "EXISTS (SELECT 1 FROM raw_bodies b WHERE b.seq = e.body_seq AND b.event_id = e.event_id)";
+
+fn kept_event(k: KeptRow) -> KeptEvent {
+    KeptEvent {
+        event_id: k.event_id,
+        event_type: k.event_type,
+        outcome: k.outcome,
+        body: k.body != 0,
+        queued: k.queued != 0,
+    }
+}
+
+/// The recorded event `id`, whether its body is kept, for a redelivery.
+pub fn kept_event_of(sql: &SqlStorage, id: &str) -> worker::Result<Option<KeptEvent>> {
+    let row: Option<KeptRow> = first(
+        sql,
+        &format!(
+            "SELECT e.event_id, e.event_type, e.outcome, {BODY_KEPT} AS body, 0 AS queued
+             FROM events e WHERE e.event_id = ?"
+        ),
+        vec![text(id)],
+    )?;
+    Ok(row.map(kept_event))
+}
+
+/// The events recorded at or after `since`, in arrival order (their bodies' `seq`), with
+/// whether each body is kept and whether `destination` has a row of it already.
+pub fn kept_since(
+    sql: &SqlStorage,
+    destination: &str,
+    since: UnixSeconds,
+) -> worker::Result<Vec<KeptEvent>> {
+    let rows: Vec<KeptRow> = sql
+        .exec_raw(
+            &format!(
+                "SELECT e.event_id, e.event_type, e.outcome, {BODY_KEPT} AS body,
+                   e.event_id IN (SELECT event_id FROM outbox
+                                  WHERE COALESCE(dest_name, ?2) = ?3) AS queued
+                 FROM events e WHERE e.processed_at >= ?1
+                 ORDER BY e.body_seq, e.processed_at"
+            ),
+            vec![int(since.0), text(DEFAULT_DESTINATION), text(destination)],
+        )?
+        .all()?;
+    Ok(rows.into_iter().map(kept_event).collect())
+}
+
+/// Appends a pending row sending the recorded event's kept body to `destination` of its
+/// source, due at `at`; returns its `seq`.
+pub fn enqueue_kept(
+    sql: &SqlStorage,
+    event_id: &str,
+    source: &str,
+    destination: &str,
+    at: UnixSeconds,
+) -> worker::Result<i64> {
+    row! {
+        struct Seq {
+            seq: i64,
+        }
+    }
+    let row: Seq = sql
+        .exec_raw(
+            "INSERT INTO outbox (event_id, source, destination, status, enqueued_at,
+               next_attempt_at, body_seq, dest_name)
+             SELECT e.event_id, ?2, NULL, ?3, ?4, ?4, e.body_seq, ?5 FROM events e
+             WHERE e.event_id = ?1 RETURNING seq",
+            vec![
+                text(event_id),
+                text(source),
+                text(OutboxStatus::Pending.as_str()),
+                int(at.0),
+                dest_name(destination),
+            ],
+        )?
+        .single()?;
+    Ok(row.seq)
+}
+
+/// Moves `destination`'s pending rows with a `seq` below `before` behind every row, in
+/// their order; returns how many. The new `seq`s are the old ones plus the largest, so
+/// they stay apart and in order.
+pub fn move_behind(sql: &SqlStorage, destination: &str, before: i64) -> worker::Result<usize> {
+    row! {
+        struct Max {
+            seq: Option<i64>,
+        }
+    }
+    let max: Max = sql
+        .exec("SELECT MAX(seq) AS seq FROM outbox", None)?
+        .single()?;
+    sql.exec_raw(
+        "UPDATE outbox SET seq = seq + ?1
+         WHERE status = ?2 AND COALESCE(dest_name, ?3) = ?4 AND seq < ?5 RETURNING seq",
+        vec![
+            int(max.seq.unwrap_or(0)),
+            text(OutboxStatus::Pending.as_str()),
+            text(DEFAULT_DESTINATION),
+            text(destination),
+            int(before),
+        ],
+    )?
+    .count_rows()
+}
+
+/// What pruning needs to know: the oldest body, pending and delivered row. A pending
+/// row's time is that of its body when that is older (a redelivered or backfilled row).
 pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     row! {
         struct Oldest {
@@ -310,7 +438,9 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     let row: Option<Oldest> = first(
         sql,
         "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
-                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
+                (SELECT MIN(MIN(o.enqueued_at, COALESCE(b.kept_at, o.enqueued_at)))
+                   FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq
+                   WHERE o.status = ?) AS pending,
                 (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
         vec![
             text(OutboxStatus::Pending.as_str()),
