@@ -7,7 +7,17 @@ use common::{hookonce, show};
 #[test]
 fn each_command_has_an_example_in_its_help() {
     for cmd in [
-        "sign", "verify", "send", "replay", "check", "tail", "stats", "listen",
+        "sign",
+        "verify",
+        "send",
+        "replay",
+        "check",
+        "tail",
+        "stats",
+        "listen",
+        "requeue",
+        "redeliver",
+        "backfill",
     ] {
         let out = hookonce(&[cmd, "--help"], b"");
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));
