@@ -39,16 +39,18 @@ fn each_prints_the_counts_the_api_answered() {
     );
     billing.wait_requests(2, Duration::from_secs(10));
 
-    let out = run(&[
-        "backfill",
-        &w.base,
-        "--destination",
-        "audit",
-        "--entity",
-        "ent_cli",
-        "--since",
-        "2h",
-    ]);
+    let backfill = |destination: &str, since: &str| {
+        let to = [
+            "--destination",
+            destination,
+            "--entity",
+            "ent_cli",
+            "--since",
+            since,
+        ];
+        run(&[&["backfill", w.base.as_str()][..], &to[..]].concat())
+    };
+    let out = backfill("audit", "2h");
     assert_output(
         &out,
         0,
@@ -72,26 +74,8 @@ fn each_prints_the_counts_the_api_answered() {
     ]);
     assert_output(&out, 0, &out.stdout, "0 dead letters requeued\n");
 
-    let out = run(&[
-        "backfill",
-        &w.base,
-        "--destination",
-        "nope",
-        "--entity",
-        "ent_cli",
-        "--since",
-        "0",
-    ]);
+    let out = backfill("nope", "0");
     assert_output(&out, 2, &out.stderr, "HTTP 404 unknown-destination");
-    let out = run(&[
-        "backfill",
-        &w.base,
-        "--destination",
-        "audit",
-        "--entity",
-        "ent_cli",
-        "--since",
-        "2x",
-    ]);
+    let out = backfill("audit", "2x");
     assert_output(&out, 2, &out.stderr, "neither unix seconds nor an age");
 }

@@ -8,6 +8,7 @@ use common::{cockpit_forwarding, NOW};
 use hookonce_core::config::SourceConfig;
 use hookonce_core::entity::resend::{
     Backfill, Backfilled, KeptEvent, Redeliver, ResendAnswer, ResendCommand, ResendInput,
+    MAX_BACKFILL,
 };
 use hookonce_core::time::UnixSeconds;
 use serde_json::json;
@@ -187,5 +188,20 @@ fn a_backfill_with_nothing_to_send_writes_nothing() {
             skipped_pruned: 1,
             ..Backfilled::default()
         }))
+    );
+}
+
+#[test]
+fn a_backfill_larger_than_the_bound_is_refused_whole() {
+    let source = source();
+    let audit = source.destination("audit").unwrap();
+    let (mut b, _) = Backfill::start(audit, NOW, NOW);
+    let events = (0..=MAX_BACKFILL)
+        .map(|i| kept(&format!("evt_{i}"), "x.y", "applied", true, false))
+        .collect();
+    let c = b.handle(ResendInput::Events(events));
+    assert!(
+        matches!(&c, ResendCommand::Answer(ResendAnswer::Refused(d)) if d.starts_with("10001 events to send")),
+        "{c:?}"
     );
 }

@@ -14,6 +14,10 @@ use crate::config::DestinationConfig;
 use crate::decide::Outcome;
 use crate::time::UnixSeconds;
 
+/// The most rows one backfill enqueues: a larger one is refused whole (a part would put
+/// later events before earlier ones), so that one request writes a bounded number of rows.
+pub const MAX_BACKFILL: usize = 10_000;
+
 /// An event of the entity as a resend reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KeptEvent {
@@ -296,6 +300,13 @@ impl<'a> Backfill<'a> {
         match input {
             ResendInput::Events(events) => {
                 self.sort(events);
+                if self.todo.len() > MAX_BACKFILL {
+                    return ResendCommand::Answer(ResendAnswer::Refused(format!(
+                        "{} events to send, more than {MAX_BACKFILL} in one backfill: pass a \
+                         later since",
+                        self.todo.len()
+                    )));
+                }
                 self.next()
             }
             ResendInput::Enqueued(seq) => {
