@@ -439,7 +439,8 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
         sql,
         "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
                 (SELECT MIN(MIN(o.enqueued_at, COALESCE(b.kept_at, o.enqueued_at)))
-                   FROM outbox o LEFT JOIN raw_bodies b ON b.seq = o.body_seq
+                   FROM outbox o
+                   LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id
                    WHERE o.status = ?) AS pending,
                 (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
         vec![
