@@ -22,7 +22,7 @@ fn applied(w: &Worker, id: &str) {
 }
 
 #[test]
-fn the_backfill_arrives_in_order_before_the_pending_later_event() {
+fn the_backfill_arrives_in_order_before_the_pending_later_events() {
     let (audit, billing) = (Origin::start(), Origin::start());
     let to = |o: &Origin| json!({ "url": o.url("/hooks"), "schedule_secs": [1] });
     let dir = tempfile::tempdir().unwrap();
@@ -44,11 +44,12 @@ fn the_backfill_arrives_in_order_before_the_pending_later_event() {
     w.kill();
     drop(w);
 
-    // billing is added, and failing: evt_bf_4 waits in its queue.
+    // billing is added, and failing: evt_bf_4 and evt_bf_5 wait in its queue.
     billing.set_default(Reply::Status(503));
     let both = sources_to(json!({ "audit": to(&audit), "billing": to(&billing) }));
     let w = start(dir.path(), both);
     applied(&w, "evt_bf_4");
+    applied(&w, "evt_bf_5");
     billing.wait_requests(1, Duration::from_secs(10));
 
     let r = admin_post(&w, "/admin/backfill/acme/billing?entity=ent_bf&since=0");
@@ -57,9 +58,9 @@ fn the_backfill_arrives_in_order_before_the_pending_later_event() {
         r.json(),
         json!({
             "enqueued": 2,
-            "moved_behind": 1,
+            "moved_behind": 2,
             "skipped_pruned": 1,
-            "skipped_present": 1,
+            "skipped_present": 2,
             "skipped_filtered": 0,
         }),
         "{r}"
@@ -71,15 +72,15 @@ fn the_backfill_arrives_in_order_before_the_pending_later_event() {
             .filter_map(|r| r.header("idempotency-key").map(str::to_owned))
             .collect()
     };
-    let reqs = billing.wait_for(Duration::from_secs(15), |reqs| delivered(reqs).len() >= 3);
+    let reqs = billing.wait_for(Duration::from_secs(15), |reqs| delivered(reqs).len() >= 4);
     assert_eq!(
         delivered(&reqs),
-        ["evt_bf_2", "evt_bf_3", "evt_bf_4"],
-        "the backfill first, in order, then the later event"
+        ["evt_bf_2", "evt_bf_3", "evt_bf_4", "evt_bf_5"],
+        "the backfill first, in order, then the later events in theirs"
     );
 
     // A second backfill finds every kept event already sent.
     let r = admin_post(&w, "/admin/backfill/acme/billing?entity=ent_bf&since=0");
     assert_eq!(r.json()["enqueued"], 0, "{r}");
-    assert_eq!(r.json()["skipped_present"], 3, "{r}");
+    assert_eq!(r.json()["skipped_present"], 4, "{r}");
 }

@@ -400,27 +400,43 @@ pub fn enqueue_kept(
 }
 
 /// Moves `destination`'s pending rows with a `seq` below `before` behind every row, in
-/// their order; returns how many. The new `seq`s are the old ones plus the largest, so
-/// they stay apart and in order.
+/// their order; returns how many. Each moves by the same shift, from the first of them to
+/// just past the last row, so they stay apart and in order, and `seq`s grow by the span
+/// moved, never doubling (they are read as JavaScript numbers).
 pub fn move_behind(sql: &SqlStorage, destination: &str, before: i64) -> worker::Result<usize> {
     row! {
-        struct Max {
-            seq: Option<i64>,
+        struct Span {
+            top: Option<i64>,
+            low: Option<i64>,
         }
     }
-    let max: Max = sql
-        .exec("SELECT MAX(seq) AS seq FROM outbox", None)?
-        .single()?;
-    sql.exec_raw(
-        "UPDATE outbox SET seq = seq + ?1
-         WHERE status = ?2 AND COALESCE(dest_name, ?3) = ?4 AND seq < ?5 RETURNING seq",
+    let pending = text(OutboxStatus::Pending.as_str());
+    let mine = "status = ?1 AND COALESCE(dest_name, ?2) = ?3 AND seq < ?4";
+    let args = || {
         vec![
-            int(max.seq.unwrap_or(0)),
-            text(OutboxStatus::Pending.as_str()),
+            pending.clone(),
             text(DEFAULT_DESTINATION),
             text(destination),
             int(before),
-        ],
+        ]
+    };
+    let span: Span = sql
+        .exec_raw(
+            &format!(
+                "SELECT (SELECT MAX(seq) FROM outbox) AS top,
+                        (SELECT MIN(seq) FROM outbox WHERE {mine}) AS low"
+            ),
+            args(),
+        )?
+        .single()?;
+    let (Some(top), Some(low)) = (span.top, span.low) else {
+        return Ok(0);
+    };
+    let mut bound = args();
+    bound.push(int(top - low + 1));
+    sql.exec_raw(
+        &format!("UPDATE outbox SET seq = seq + ?5 WHERE {mine} RETURNING seq"),
+        bound,
     )?
     .count_rows()
 }
