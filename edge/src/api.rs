@@ -131,11 +131,14 @@ fn unknown_destination(route: &Route, source: &Source) -> Option<Result<Response
             .iter()
             .map(|d| d.name.as_str())
             .collect();
-        problem::UNKNOWN_DESTINATION.respond(format!(
-            "source {} has no destination named {named:?} (it has: {})",
-            config.name,
-            names.join(", ")
-        ))
+        let source = &config.name;
+        problem::UNKNOWN_DESTINATION.respond(match names.as_slice() {
+            [] => format!("source {source} has no destination named {named}: it forwards nowhere"),
+            _ => format!(
+                "source {source} has no destination named {named} (it has {})",
+                names.join(", ")
+            ),
+        })
     })
 }
 
