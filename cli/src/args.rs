@@ -41,6 +41,9 @@ pub enum Command {
     Stats(StatsArgs),
     Destination(DestinationArgs),
     Listen(ListenArgs),
+    Requeue(RequeueArgs),
+    Redeliver(RedeliverArgs),
+    Backfill(BackfillArgs),
 }
 
 /// A scheme by its configuration name, read with core's own names so that a scheme added
@@ -358,4 +361,141 @@ pub struct ListenArgs {
     /// Pass each verified event on to this URL and answer with its status.
     #[arg(long)]
     pub forward_to: Option<String>,
+}
+
+/// Put an entity's dead letters back in the queue: one destination's, or those of every
+/// configured destination; print how many, and any left dead with the reason.
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  hookonce requeue http://127.0.0.1:8787 --source stripe --entity cus_1 --destination billing")]
+pub struct RequeueArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The entity.
+    #[arg(long)]
+    pub entity: String,
+
+    /// Only this destination's dead letters (a source's single `forward` is `default`).
+    #[arg(long)]
+    pub destination: Option<String>,
+}
+
+/// Send an applied event again, with the same Idempotency-Key, to one destination or to
+/// every one that takes it (a replay, by contrast, sends nothing).
+#[derive(Args, Debug)]
+#[command(after_help = "Example:
+  hookonce redeliver http://127.0.0.1:8787 --source stripe --event evt_1 --entity cus_1 \\
+      --destination billing")]
+pub struct RedeliverArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The event id.
+    #[arg(long)]
+    pub event: String,
+
+    /// The entity the event is about (events without one are found by id alone).
+    #[arg(long)]
+    pub entity: Option<String>,
+
+    /// Only to this destination.
+    #[arg(long)]
+    pub destination: Option<String>,
+}
+
+/// Send a destination added later an entity's kept events since a time, in order, before
+/// its later ones; print what was enqueued and skipped.
+#[derive(Args, Debug)]
+#[command(after_help = "Example (the events of the last two hours):
+  hookonce backfill http://127.0.0.1:8787 --source stripe --destination analytics \\
+      --entity cus_1 --since 2h
+
+--since takes unix seconds, or an age: a whole number with s, m, h or d.")]
+pub struct BackfillArgs {
+    #[command(flatten)]
+    pub admin: AdminTarget,
+
+    /// The destination.
+    #[arg(long)]
+    pub destination: String,
+
+    /// The entity.
+    #[arg(long)]
+    pub entity: String,
+
+    /// Unix seconds, or an age such as 90s, 30m, 2h or 7d.
+    #[arg(long, value_parser = parse_since)]
+    pub since: Since,
+}
+
+/// Where a backfill starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Since {
+    /// At this instant, unix seconds.
+    At(u64),
+    /// This many seconds ago.
+    Ago(u64),
+}
+
+impl Since {
+    /// The instant, given the time now in unix seconds.
+    pub fn at(self, now: u64) -> u64 {
+        match self {
+            Since::At(at) => at,
+            Since::Ago(secs) => now.saturating_sub(secs),
+        }
+    }
+}
+
+/// Unix seconds (digits only), or an age: digits then `s`, `m`, `h` or `d`.
+pub fn parse_since(s: &str) -> Result<Since, String> {
+    let bad = || format!("{s:?} is neither unix seconds nor an age such as 90s, 30m, 2h or 7d");
+    let digits = |d: &str| -> Result<u64, String> {
+        match d.bytes().all(|b| b.is_ascii_digit()) && !d.is_empty() {
+            true => d.parse().map_err(|_| bad()),
+            false => Err(bad()),
+        }
+    };
+    let Some(unit) = s.chars().last() else {
+        return Err(bad());
+    };
+    let per = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3_600,
+        'd' => 86_400,
+        _ => return digits(s).map(Since::At),
+    };
+    let n = digits(&s[..s.len() - 1])?;
+    n.checked_mul(per).map(Since::Ago).ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod since_tests {
+    use super::*;
+
+    #[test]
+    fn since_reads_unix_seconds_or_an_age() {
+        assert_eq!(parse_since("1700000000"), Ok(Since::At(1_700_000_000)));
+        assert_eq!(parse_since("0"), Ok(Since::At(0)));
+        assert_eq!(parse_since("90s"), Ok(Since::Ago(90)));
+        assert_eq!(parse_since("30m"), Ok(Since::Ago(1_800)));
+        assert_eq!(parse_since("2h"), Ok(Since::Ago(7_200)));
+        assert_eq!(parse_since("7d"), Ok(Since::Ago(604_800)));
+        for bad in [
+            "",
+            "h",
+            "2x",
+            "-1",
+            "1.5h",
+            "+3",
+            "2 h",
+            "99999999999999999999d",
+        ] {
+            assert!(parse_since(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(Since::Ago(7_200).at(10_000), 2_800);
+        assert_eq!(Since::Ago(7_200).at(100), 0);
+    }
 }

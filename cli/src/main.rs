@@ -1,5 +1,5 @@
-//! `hookonce`: sign, verify, send, replay, check, tail, stats, destination and listen from
-//! a terminal.
+//! `hookonce`: sign, verify, send, replay, check, tail, stats, destination, listen, requeue,
+//! redeliver and backfill from a terminal.
 //!
 //! Exit codes: 0 success; 1 a negative answer (an invalid signature, a delivery that
 //! failed, a replay that changed something); 2 an error (bad input, an unreachable URL,
@@ -15,6 +15,7 @@ mod fixtures;
 mod http;
 mod input;
 mod listen;
+mod resend;
 mod send;
 mod signing;
 mod stats;
@@ -38,6 +39,9 @@ fn main() -> ExitCode {
         Command::Stats(a) => stats::run(a, json),
         Command::Destination(a) => destination::run(a, json),
         Command::Listen(a) => listen::run(a, json),
+        Command::Requeue(a) => resend::requeue(a, json),
+        Command::Redeliver(a) => resend::redeliver(a, json),
+        Command::Backfill(a) => resend::backfill(a, json),
     };
     match result {
         Ok(code) => code,

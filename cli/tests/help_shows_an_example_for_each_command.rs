@@ -16,6 +16,9 @@ fn each_command_has_an_example_in_its_help() {
         "stats",
         "destination",
         "listen",
+        "requeue",
+        "redeliver",
+        "backfill",
     ] {
         let out = hookonce(&[cmd, "--help"], b"");
         assert_eq!(out.status.code(), Some(0), "{}", show(&out));

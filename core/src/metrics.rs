@@ -471,6 +471,7 @@ mod tests {
             },
             Note::Requeued {
                 entity: "ch_1".into(),
+                destination: None,
             },
         ];
         assert_eq!(

@@ -26,6 +26,10 @@ pub enum QueryError {
     Type,
     /// A `%`-escape is malformed.
     Escape,
+    /// A parameter the route needs is missing or empty: its name.
+    Required(&'static str),
+    /// `since` is not unix seconds.
+    Since,
 }
 
 impl fmt::Display for QueryError {
@@ -41,6 +45,10 @@ impl fmt::Display for QueryError {
             ),
             QueryError::Type => f.write_str("type: expected an event type"),
             QueryError::Escape => f.write_str("the query has a malformed %-escape"),
+            QueryError::Required(name) => write!(f, "{name}: required"),
+            QueryError::Since => {
+                f.write_str("since: expected unix seconds, a whole number from 0 to 2^53 - 1")
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use std::fmt;
 use crate::page::{EntityCursor, FeedQuery, QueryError};
 use crate::percent::BadEscape;
 pub use crate::percent::{decode_segment, encode_component, query_param};
+use crate::time::UnixSeconds;
 
 /// Every route: `(method, path template)`, in the order the README lists them.
 pub const ROUTES: &[(&str, &str)] = &[
@@ -30,6 +31,8 @@ pub const ROUTES: &[(&str, &str)] = &[
         "POST",
         "/sources/{source}/destinations/{destination}/resume",
     ),
+    ("POST", "/admin/redeliver/{source}/{event_id}"),
+    ("POST", "/admin/backfill/{source}/{destination}"),
     ("POST", "/v1/messages"),
     ("GET", "/v1/messages/status"),
     ("GET", "/inspect"),
@@ -89,12 +92,15 @@ pub enum Route {
         /// The entity the event is about, if it has one (it names the object).
         entity: Option<String>,
     },
-    /// `POST /admin/outbox/{source}/{entity}/retry`: dead letters back in the queue.
+    /// `POST /admin/outbox/{source}/{entity}/retry?destination=D`: dead letters back in the
+    /// queue.
     RetryDead {
         /// The source name.
         source: String,
         /// The entity key.
         entity: String,
+        /// Only this destination's; `None`: those of every configured destination.
+        destination: Option<String>,
     },
     /// `POST /admin/replay/{source}/{event_id}?entity=E`: run a stored event again.
     Replay {
@@ -114,6 +120,30 @@ pub enum Route {
         destination: String,
         /// What is asked of it.
         op: DestinationOp,
+    },
+    /// `POST /admin/redeliver/{source}/{event_id}?entity=E&destination=D`: send an applied
+    /// event again.
+    Redeliver {
+        /// The source name.
+        source: String,
+        /// The event id.
+        event_id: String,
+        /// The entity the event is about, if it has one.
+        entity: Option<String>,
+        /// Only to this destination; `None`: to every one that takes it.
+        destination: Option<String>,
+    },
+    /// `POST /admin/backfill/{source}/{destination}?entity=E&since=UNIX_SECONDS`: send a
+    /// destination the entity's kept events since a time.
+    Backfill {
+        /// The source name.
+        source: String,
+        /// The destination.
+        destination: String,
+        /// The entity.
+        entity: String,
+        /// Events recorded at or after this instant.
+        since: UnixSeconds,
     },
     /// `POST /v1/messages`: the publish API.
     Publish,
@@ -233,6 +263,7 @@ impl Route {
                 Route::RetryDead {
                     source: (*source).into(),
                     entity: (*entity).into(),
+                    destination: query_param(query, "destination").transpose()?,
                 },
             ),
             ["admin", "replay", source, event_id] => (
@@ -257,6 +288,26 @@ impl Route {
                 };
                 (allow, route)
             }
+            ["admin", "redeliver", source, event_id] => (
+                "POST",
+                Route::Redeliver {
+                    source: (*source).into(),
+                    event_id: (*event_id).into(),
+                    entity: entity()?,
+                    destination: query_param(query, "destination").transpose()?,
+                },
+            ),
+            ["admin", "backfill", source, destination] => (
+                "POST",
+                Route::Backfill {
+                    source: (*source).into(),
+                    destination: (*destination).into(),
+                    entity: entity()?
+                        .filter(|e| !e.is_empty())
+                        .ok_or(RouteError::BadQuery(QueryError::Required("entity")))?,
+                    since: since(query)?,
+                },
+            ),
             ["v1", "messages"] => ("POST", Route::Publish),
             ["v1", "messages", "status"] => ("GET", Route::MessageStatus),
             _ => return Err(RouteError::NotFound),
@@ -267,6 +318,20 @@ impl Route {
         Ok(route)
     }
 }
+
+/// `?since=`: unix seconds, required.
+fn since(query: &str) -> Result<UnixSeconds, RouteError> {
+    let raw = query_param(query, "since")
+        .transpose()?
+        .ok_or(RouteError::BadQuery(QueryError::Required("since")))?;
+    match raw.parse::<i64>() {
+        Ok(s) if (0..=MAX_SAFE_SECONDS).contains(&s) && !raw.starts_with('+') => Ok(UnixSeconds(s)),
+        _ => Err(RouteError::BadQuery(QueryError::Since)),
+    }
+}
+
+/// The largest `since`: what JSON numbers hold exactly, 2^53 - 1.
+const MAX_SAFE_SECONDS: i64 = (1 << 53) - 1;
 
 /// The path and query of a serialised WHATWG URL, as the runtime hands `request.url` over,
 /// without parsing it again: serialisation never leaves `?` or `#` unescaped before the
@@ -320,11 +385,15 @@ mod tests {
                 .replace("{source}", "cockpit")
                 .replace("{entity}", "ch_1")
                 .replace("{event_id}", "evt_1")
-                .replace("{destination}", "default");
-            assert!(Route::parse(method, &path, "").is_ok(), "{method} {path}");
+                .replace("{destination}", "billing");
+            let query = "entity=ch_1&since=0";
+            assert!(
+                Route::parse(method, &path, query).is_ok(),
+                "{method} {path}"
+            );
             let other = if *method == "GET" { "POST" } else { "GET" };
             assert_eq!(
-                Route::parse(other, &path, ""),
+                Route::parse(other, &path, query),
                 Err(RouteError::MethodNotAllowed { allow: method }),
                 "{other} {path}"
             );
@@ -377,6 +446,34 @@ mod tests {
             Route::parse("GET", "/sources/cockpit/destinations/default/resume", ""),
             Err(RouteError::MethodNotAllowed { allow: "POST" })
         );
+    }
+
+    #[test]
+    fn a_backfill_needs_an_entity_and_since_in_unix_seconds() {
+        let parse = |q: &str| Route::parse("POST", "/admin/backfill/acme/billing", q);
+        assert_eq!(
+            parse("entity=e%201&since=1700000000"),
+            Ok(Route::Backfill {
+                source: "acme".into(),
+                destination: "billing".into(),
+                entity: "e 1".into(),
+                since: UnixSeconds(1_700_000_000),
+            })
+        );
+        let bad = |e| Err(RouteError::BadQuery(e));
+        assert_eq!(parse("since=0"), bad(QueryError::Required("entity")));
+        assert_eq!(
+            parse("entity=&since=0"),
+            bad(QueryError::Required("entity"))
+        );
+        assert_eq!(parse("entity=e"), bad(QueryError::Required("since")));
+        for since in ["", "-1", "2h", "1.5", "+3", "9007199254740992", "1e9"] {
+            assert_eq!(
+                parse(&format!("entity=e&since={since}")),
+                bad(QueryError::Since),
+                "{since:?}"
+            );
+        }
     }
 
     #[test]

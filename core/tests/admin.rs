@@ -6,7 +6,8 @@ mod common;
 use common::{event, snapshot, NOW, SECRET};
 use hookonce_core::decide::Said;
 use hookonce_core::entity::admin::{
-    Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
+    DeadCount, Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand,
+    RequeueInput, Requeued, Skipped, SKIPPED_REMOVED,
 };
 use hookonce_core::event::EventId;
 use hookonce_core::feed::Note;
@@ -95,30 +96,104 @@ fn kept_headers_that_do_not_read_back_are_an_internal_error() {
     );
 }
 
+fn dead(destination: &str, rows: usize) -> DeadCount {
+    DeadCount {
+        destination: destination.into(),
+        rows,
+    }
+}
+
+/// Runs a requeue over `counts`, each destination's `UPDATE` putting back all its rows;
+/// the commands it gave, and its answer.
+fn run(only: Option<&str>, counts: Vec<DeadCount>) -> (Vec<String>, Requeued) {
+    let configured = ["analytics", "billing", "default"];
+    let rows = counts.clone();
+    let (mut r, mut c) =
+        Requeue::start(Some("stripe"), Some("cus_1"), true, NOW, only, &configured);
+    let mut seen = Vec::new();
+    loop {
+        c = match c {
+            RequeueCommand::ReadDead => r.handle(RequeueInput::Dead(counts.clone())),
+            RequeueCommand::Requeue(name, at) => {
+                assert_eq!(at, NOW);
+                seen.push(format!("requeue {name}"));
+                let n = rows.iter().find(|d| d.destination == name).unwrap().rows;
+                r.handle(RequeueInput::Requeued(n))
+            }
+            RequeueCommand::SetAlarm(at) => {
+                seen.push(format!("alarm {}", at.0 - NOW.0));
+                r.handle(RequeueInput::AlarmSet)
+            }
+            RequeueCommand::Note { source, note } => {
+                let Note::Requeued {
+                    entity,
+                    destination,
+                } = note
+                else {
+                    panic!("{note:?}")
+                };
+                seen.push(format!("note {source} {entity} {}", destination.unwrap()));
+                r.handle(RequeueInput::Noted)
+            }
+            RequeueCommand::Answer(a) => return (seen, a),
+        }
+    }
+}
+
 #[test]
-fn a_requeue_sets_the_alarm_and_tells_the_feed_only_when_it_put_rows_back() {
-    // No outbox table: nothing to requeue, nothing read.
-    let (_, first) = Requeue::start(Some("cockpit"), Some("card_1"), false, NOW);
-    assert_eq!(first, RequeueCommand::Answer(0));
-
-    let (mut none, first) = Requeue::start(Some("cockpit"), Some("card_1"), true, NOW);
-    assert_eq!(first, RequeueCommand::Requeue(NOW));
-    assert_eq!(
-        none.handle(RequeueInput::Requeued(0)),
-        RequeueCommand::Answer(0)
+fn a_requeue_of_one_destination_puts_back_only_its_rows_and_tells_the_feed_so() {
+    let (seen, answer) = run(
+        Some("billing"),
+        vec![dead("analytics", 2), dead("billing", 3)],
     );
-
-    let (mut two, _) = Requeue::start(Some("cockpit"), Some("card_1"), true, NOW);
     assert_eq!(
-        two.handle(RequeueInput::Requeued(2)),
-        RequeueCommand::SetAlarm(NOW)
+        seen,
+        ["requeue billing", "alarm 0", "note stripe cus_1 billing"]
     );
-    let note = RequeueCommand::Note {
-        source: "cockpit",
-        note: Note::Requeued {
-            entity: "card_1".to_owned(),
-        },
-    };
-    assert_eq!(two.handle(RequeueInput::AlarmSet), note);
-    assert_eq!(two.handle(RequeueInput::Noted), RequeueCommand::Answer(2));
+    assert_eq!(
+        answer,
+        Requeued {
+            requeued: 3,
+            skipped: vec![]
+        }
+    );
+}
+
+#[test]
+fn a_requeue_of_all_skips_a_removed_destination_and_says_why() {
+    let (seen, answer) = run(
+        None,
+        vec![dead("analytics", 1), dead("gone", 4), dead("default", 2)],
+    );
+    assert_eq!(
+        seen,
+        [
+            "requeue analytics",
+            "requeue default",
+            "alarm 0",
+            "note stripe cus_1 analytics",
+            "note stripe cus_1 default"
+        ]
+    );
+    assert_eq!(answer.requeued, 3);
+    assert_eq!(
+        answer.skipped,
+        [Skipped {
+            destination: "gone".into(),
+            rows: 4,
+            reason: SKIPPED_REMOVED
+        }]
+    );
+}
+
+#[test]
+fn a_requeue_with_nothing_dead_sets_no_alarm_and_tells_no_feed() {
+    assert_eq!(run(None, vec![]), (vec![], Requeued::default()));
+    assert_eq!(
+        run(Some("billing"), vec![dead("analytics", 2)]),
+        (vec![], Requeued::default())
+    );
+    let (r, c) = Requeue::start(None, None, false, NOW, None, &[]);
+    drop(r);
+    assert_eq!(c, RequeueCommand::Answer(Requeued::default()));
 }

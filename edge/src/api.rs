@@ -52,7 +52,11 @@ fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
             event_id,
             Op::Event(event_id.clone()),
         ),
-        Route::RetryDead { entity, .. } => entity_op(source, Some(entity), "", Op::RetryDead),
+        Route::RetryDead {
+            entity,
+            destination,
+            ..
+        } => entity_op(source, Some(entity), "", Op::RetryDead(destination.clone())),
         Route::Replay {
             event_id, entity, ..
         } => entity_op(
@@ -60,6 +64,28 @@ fn target<'a>(route: &Route, source: &'a Source) -> Option<Target<'a>> {
             entity.as_deref(),
             event_id,
             Op::Replay(event_id.clone()),
+        ),
+        Route::Redeliver {
+            event_id,
+            entity,
+            destination,
+            ..
+        } => entity_op(
+            source,
+            entity.as_deref(),
+            event_id,
+            Op::Redeliver(event_id.clone(), destination.clone()),
+        ),
+        Route::Backfill {
+            destination,
+            entity,
+            since,
+            ..
+        } => entity_op(
+            source,
+            Some(entity),
+            "",
+            Op::Backfill(destination.clone(), since.0),
         ),
         Route::Feed { query, .. } => feed_op(source, FeedOp::Events(query.to_query())),
         Route::Dead { .. } => feed_op(source, FeedOp::Dead),
@@ -75,11 +101,34 @@ fn source_of(route: &Route) -> Option<&str> {
         | Route::Event { source, .. }
         | Route::RetryDead { source, .. }
         | Route::Replay { source, .. }
+        | Route::Redeliver { source, .. }
+        | Route::Backfill { source, .. }
         | Route::Feed { source, .. }
         | Route::Dead { source }
         | Route::Activity { source } => Some(source),
         _ => None,
     }
+}
+
+/// The 404 problem for a route that names a destination `source` does not configure.
+fn unknown_destination(route: &Route, source: &Source) -> Option<Result<Response>> {
+    let named = match route {
+        Route::RetryDead {
+            destination: Some(d),
+            ..
+        }
+        | Route::Redeliver {
+            destination: Some(d),
+            ..
+        }
+        | Route::Backfill { destination: d, .. } => d,
+        _ => return None,
+    };
+    let config = &source.config;
+    config
+        .destination(named)
+        .is_none()
+        .then(|| problem::UNKNOWN_DESTINATION.respond(config.no_destination(named)))
 }
 
 /// The 401 problem for a request without the admin token, if it has not got it.
@@ -127,6 +176,9 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
     let Some((source, binding, object, url, post)) = target(route, found) else {
         return problem::NOT_FOUND.respond("not a read or admin route");
     };
+    if let Some(unknown) = unknown_destination(route, found) {
+        return unknown;
+    }
     let resp = http::query_object(env, binding, &object, &url, post).await?;
     let no_entity = match route {
         Route::Event {
@@ -135,6 +187,11 @@ pub async fn admin(req: &Request, env: &Env, route: &Route) -> Result<Response> 
             ..
         }
         | Route::Replay {
+            event_id,
+            entity: None,
+            ..
+        }
+        | Route::Redeliver {
             event_id,
             entity: None,
             ..

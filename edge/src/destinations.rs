@@ -28,22 +28,7 @@ pub async fn serve(req: &Request, env: &Env, route: &Route) -> Result<Response> 
         Err(answer) => return answer,
     };
     let Some(settings) = settings_for(&found.config, destination) else {
-        let names: Vec<&str> = found
-            .config
-            .destinations
-            .iter()
-            .map(|d| d.name.as_str())
-            .collect();
-        let detail = match names.as_slice() {
-            [] => format!(
-                "source {source} has no destination named {destination}: it forwards nowhere"
-            ),
-            _ => format!(
-                "source {source} has no destination named {destination} (it has {})",
-                names.join(", ")
-            ),
-        };
-        return problem::UNKNOWN_DESTINATION.respond(detail);
+        return problem::UNKNOWN_DESTINATION.respond(found.config.no_destination(destination));
     };
     let request = match op {
         DestinationOp::Status => GateRequest::Status,

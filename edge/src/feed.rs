@@ -115,7 +115,10 @@ fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
         IntakeWrite::Feed(FeedWrite::Prune { through, before }) => store.prune(*through, *before),
         IntakeWrite::Feed(FeedWrite::PruneDead { keep }) => store.prune_dead(*keep),
         IntakeWrite::Feed(FeedWrite::Dead(d)) => store.dead(d),
-        IntakeWrite::Feed(FeedWrite::Requeued { entity }) => store.requeued(entity),
+        IntakeWrite::Feed(FeedWrite::Requeued {
+            entity,
+            destination,
+        }) => store.requeued(entity, destination.as_deref()),
         IntakeWrite::Count(c) => store.add_count(c),
         IntakeWrite::Tally(t) => store.add_tally(t),
         IntakeWrite::ForgetMinutes { before } => store.forget_minutes(*before),

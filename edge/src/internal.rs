@@ -36,10 +36,14 @@ pub enum Op {
     Entity(Option<String>),
     /// Read one stored event.
     Event(String),
-    /// Requeue the dead letters.
-    RetryDead,
+    /// Requeue the dead letters (of this destination only).
+    RetryDead(Option<String>),
     /// Run a stored event through the pipeline again.
     Replay(String),
+    /// Send an applied event again (to this destination only).
+    Redeliver(String, Option<String>),
+    /// Send a destination the entity's kept events since a time, unix seconds.
+    Backfill(String, i64),
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -54,8 +58,23 @@ impl Op {
             Op::Entity(None) => format!("{base}/entity"),
             Op::Entity(Some(c)) => format!("{base}/entity?before={}", encode_component(c)),
             Op::Event(id) => format!("{base}/event?id={}", encode_component(id)),
-            Op::RetryDead => format!("{base}/outbox/retry"),
+            Op::RetryDead(None) => format!("{base}/outbox/retry"),
+            Op::RetryDead(Some(d)) => {
+                format!("{base}/outbox/retry?destination={}", encode_component(d))
+            }
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
+            Op::Redeliver(id, None) => format!("{base}/redeliver?id={}", encode_component(id)),
+            Op::Redeliver(id, Some(d)) => format!(
+                "{base}/redeliver?id={}&destination={}",
+                encode_component(id),
+                encode_component(d)
+            ),
+            Op::Backfill(d, since) => {
+                format!(
+                    "{base}/backfill?destination={}&since={since}",
+                    encode_component(d)
+                )
+            }
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
         }
     }
@@ -64,19 +83,32 @@ impl Op {
     pub fn is_post(&self) -> bool {
         matches!(
             self,
-            Op::Ingest | Op::RetryDead | Op::Replay(_) | Op::Buckets(_)
+            Op::Ingest
+                | Op::RetryDead(_)
+                | Op::Replay(_)
+                | Op::Redeliver(..)
+                | Op::Backfill(..)
+                | Op::Buckets(_)
         )
     }
 
     /// Reads back what [`Op::url`] wrote.
     pub fn parse(path: &str, query: &str) -> Option<Op> {
         let id = || query_param(query, "id")?.ok();
+        let destination = || query_param(query, "destination")?.ok();
         Some(match path {
             "/ingest" => Op::Ingest,
             "/entity" => Op::Entity(query_param(query, "before").and_then(Result::ok)),
             "/event" => Op::Event(id()?),
-            "/outbox/retry" => Op::RetryDead,
+            "/outbox/retry" => {
+                Op::RetryDead(query_param(query, "destination").and_then(Result::ok))
+            }
             "/replay" => Op::Replay(id()?),
+            "/redeliver" => Op::Redeliver(id()?, destination()),
+            "/backfill" => Op::Backfill(
+                destination()?,
+                query_param(query, "since")?.ok()?.parse().ok()?,
+            ),
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,
         })

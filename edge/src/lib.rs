@@ -170,7 +170,9 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         | Route::Activity { .. }
         | Route::Event { .. }
         | Route::RetryDead { .. }
-        | Route::Replay { .. } => api::admin(&Request::from(req), env, route).await,
+        | Route::Replay { .. }
+        | Route::Redeliver { .. }
+        | Route::Backfill { .. } => api::admin(&Request::from(req), env, route).await,
         Route::Destination { .. } => destinations::serve(&Request::from(req), env, route).await,
         Route::Metrics => metrics::serve(&Request::from(req), env).await,
         Route::Publish => publish::publish(req.into(), env).await,

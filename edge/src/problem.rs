@@ -34,6 +34,7 @@ kinds! {
     KEY_MALFORMED = (400, "idempotency-key-malformed", "Idempotency-Key is malformed");
     KEY_MISMATCH = (422, "idempotency-key-reused", "Idempotency-Key was used for a different request");
     IN_FLIGHT = (409, "in-flight", "Another copy of this event is being processed");
+    NOT_SENDABLE = (409, "not-sendable", "The event cannot be sent to this destination");
     BAD_GATEWAY = (502, "destination-failed", "The destination did not accept the event");
     NOT_DURABLE = (503, "not-durable", "The Durable Object failed; nothing was written; retry");
     CONFIG = (500, "configuration", "hookonce is misconfigured");

@@ -77,7 +77,7 @@ pub fn repo_root() -> PathBuf {
 }
 
 /// The end of an event id on which the panic-probe build's entity objects panic (the
-/// Makefile's `HOOKONCE_PANIC_PROBE`, edge/src/entity.rs's `PANIC_PROBE`).
+/// Makefile's `HOOKONCE_PANIC_PROBE`, edge/src/entity/mod.rs's `PANIC_PROBE`).
 pub const PANIC_PROBE: &str = "_panic_probe";
 
 /// The end of an event id whose feed note the probe build's flush never finishes sending,

@@ -202,7 +202,14 @@ fn a_new_object_writes_one_row_per_body_and_a_reused_seq_finds_no_other_events_b
             .unwrap();
         c.execute(
             schema::INSERT_OUTBOX,
-            params![id, "cockpit", None::<String>, "pending", NOW, None::<String>],
+            params![
+                id,
+                "cockpit",
+                None::<String>,
+                "pending",
+                NOW,
+                None::<String>
+            ],
         )
         .unwrap();
     };

@@ -288,13 +288,17 @@ fn counters_add_up_outbox_reports_sum_and_dead_letters_keep_the_newest() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(dead, ["4@default", "2@billing", "2@default", "3@default"]);
-    c.execute(statements::REQUEUED, params!["a"]).unwrap();
-    assert_eq!(
-        c.query_row("SELECT count(*) FROM dead_letters", [], |r| r
-            .get::<_, i64>(0))
-            .unwrap(),
-        2
-    );
+    // A requeue of one destination forgets only its letters; of every one, all of the entity's.
+    let count = || -> i64 {
+        c.query_row("SELECT count(*) FROM dead_letters", [], |r| r.get(0))
+            .unwrap()
+    };
+    c.execute(statements::REQUEUED, params!["a", "billing"])
+        .unwrap();
+    assert_eq!(count(), 3);
+    c.execute(statements::REQUEUED, params!["a", None::<String>])
+        .unwrap();
+    assert_eq!(count(), 2);
 }
 
 #[test]

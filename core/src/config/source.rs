@@ -243,6 +243,20 @@ impl SourceConfig {
         self.destinations.iter().find(|d| d.name == name)
     }
 
+    /// Why `name` names none of this source's destinations, for an operator: the names it
+    /// has, or that it forwards nowhere.
+    pub fn no_destination(&self, name: &str) -> String {
+        let source = &self.name;
+        let names: Vec<&str> = self.destinations.iter().map(|d| d.name.as_str()).collect();
+        match names.as_slice() {
+            [] => format!("source {source} has no destination named {name}: it forwards nowhere"),
+            _ => format!(
+                "source {source} has no destination named {name} (it has {})",
+                names.join(", ")
+            ),
+        }
+    }
+
     /// The destination called while the provider waits, if one is synchronous.
     pub fn sync_destination(&self) -> Option<&DestinationConfig> {
         self.destinations

@@ -3,8 +3,9 @@
 //! - [`Replay`] (`POST /admin/replay`): the kept body, signed afresh with the source's own
 //!   secret as the provider's replay button would, through the whole pipeline (verify,
 //!   parse, `Ingest`), with the entity's fingerprint before and after to show what it changed.
-//! - [`Requeue`] (`POST /admin/outbox/…/retry`): every dead letter back in the queue, due
-//!   now, the alarm set for it, and the feed's dead-letter list told to forget them.
+//! - [`Requeue`] (`POST /admin/outbox/…/retry`): the dead letters of one destination or of
+//!   every configured one back in the queue, due now with their attempts starting over, the
+//!   alarm set for them, and the feed's dead-letter list told to forget them.
 
 use crate::event::EventId;
 use crate::feed::Note;
@@ -200,13 +201,48 @@ fn read_headers(json: &str) -> Option<Vec<(String, String)>> {
     )
 }
 
+/// Why a requeue left a destination's dead letters dead.
+pub const SKIPPED_REMOVED: &str =
+    "destination removed from the configuration: requeued, its rows would die again at once";
+
+/// The dead letters of one destination in an entity object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadCount {
+    /// The destination (`default` for rows that name none).
+    pub destination: String,
+    /// How many of its rows are dead.
+    pub rows: usize,
+}
+
+/// A destination's dead letters a requeue left dead, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The destination.
+    pub destination: String,
+    /// Its dead rows, left dead.
+    pub rows: usize,
+    /// Why.
+    pub reason: &'static str,
+}
+
+/// What a requeue answers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requeued {
+    /// Rows put back in the queue, attempts starting over.
+    pub requeued: usize,
+    /// Rows left dead, per destination.
+    pub skipped: Vec<Skipped>,
+}
+
 /// What the adapter does next for a requeue.
 #[must_use]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RequeueCommand<'a> {
-    /// Put every dead row back in the queue, due at this time; then
-    /// [`RequeueInput::Requeued`].
-    Requeue(UnixSeconds),
+    /// Count the dead rows per destination; then [`RequeueInput::Dead`].
+    ReadDead,
+    /// Put the destination's dead rows back in the queue, attempts at 0, due at this time;
+    /// then [`RequeueInput::Requeued`].
+    Requeue(&'a str, UnixSeconds),
     /// Make sure the alarm fires no later than this; then [`RequeueInput::AlarmSet`].
     SetAlarm(UnixSeconds),
     /// Post `note` to `source`'s feed; then [`RequeueInput::Noted`].
@@ -216,13 +252,15 @@ pub enum RequeueCommand<'a> {
         /// The note.
         note: Note,
     },
-    /// Answer with the count of rows requeued: the end.
-    Answer(usize),
+    /// Answer: the end.
+    Answer(Requeued),
 }
 
 /// What a requeue command came to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RequeueInput {
+    /// What [`RequeueCommand::ReadDead`] counted.
+    Dead(Vec<DeadCount>),
     /// The rows [`RequeueCommand::Requeue`] put back.
     Requeued(usize),
     /// [`RequeueCommand::SetAlarm`] is done.
@@ -231,57 +269,109 @@ pub enum RequeueInput {
     Noted,
 }
 
-/// One requeue of an entity object's dead letters.
+/// One requeue of an entity object's dead letters: of one destination, or of every
+/// configured one. A destination no longer configured keeps its letters dead (the drain
+/// would kill them again at once: `destination removed`); the answer counts them.
 #[derive(Debug)]
 pub struct Requeue<'a> {
     source: Option<&'a str>,
     entity: Option<&'a str>,
     now: UnixSeconds,
-    requeued: usize,
+    /// The destinations to requeue, in order, once read; the next is `todo[done]`.
+    todo: Vec<&'a str>,
+    done: usize,
+    noted: usize,
+    configured: &'a [&'a str],
+    only: Option<&'a str>,
+    answer: Requeued,
 }
 
 impl<'a> Requeue<'a> {
     /// A requeue at `now` in the object of `source` and `entity` (from its name), whose
-    /// outbox is a table (`queue`) or not: a placeholder holds no dead letters, and takes
-    /// no `UPDATE`.
+    /// outbox is a table (`queue`) or not (a placeholder holds no dead letters, and takes
+    /// no `UPDATE`), of the destination `only` (else of all), given the source's
+    /// `configured` destinations.
     pub fn start(
         source: Option<&'a str>,
         entity: Option<&'a str>,
         queue: bool,
         now: UnixSeconds,
+        only: Option<&'a str>,
+        configured: &'a [&'a str],
     ) -> (Requeue<'a>, RequeueCommand<'a>) {
         let requeue = Requeue {
             source,
             entity,
             now,
-            requeued: 0,
+            todo: Vec::new(),
+            done: 0,
+            noted: 0,
+            configured,
+            only,
+            answer: Requeued::default(),
         };
         let first = match queue {
-            true => RequeueCommand::Requeue(now),
-            false => RequeueCommand::Answer(0),
+            true => RequeueCommand::ReadDead,
+            false => RequeueCommand::Answer(Requeued::default()),
         };
         (requeue, first)
+    }
+
+    /// The next destination to requeue, or the alarm once all are.
+    fn next(&mut self) -> RequeueCommand<'a> {
+        match self.todo.get(self.done) {
+            Some(name) => RequeueCommand::Requeue(name, self.now),
+            None if self.answer.requeued == 0 => RequeueCommand::Answer(self.take()),
+            None => RequeueCommand::SetAlarm(self.now),
+        }
+    }
+
+    /// The feed's dead-letter list forgets each requeued destination's letters.
+    fn note(&mut self) -> RequeueCommand<'a> {
+        match (self.source, self.entity, self.todo.get(self.noted)) {
+            (Some(source), Some(entity), Some(name)) => {
+                self.noted += 1;
+                RequeueCommand::Note {
+                    source,
+                    note: Note::Requeued {
+                        entity: entity.to_owned(),
+                        destination: Some((*name).to_owned()),
+                    },
+                }
+            }
+            _ => RequeueCommand::Answer(self.take()),
+        }
+    }
+
+    fn take(&mut self) -> Requeued {
+        std::mem::take(&mut self.answer)
     }
 
     /// What follows `input`.
     pub fn handle(&mut self, input: RequeueInput) -> RequeueCommand<'a> {
         match input {
-            RequeueInput::Requeued(0) => RequeueCommand::Answer(0),
-            RequeueInput::Requeued(n) => {
-                self.requeued = n;
-                RequeueCommand::SetAlarm(self.now)
+            RequeueInput::Dead(counts) => {
+                for count in counts {
+                    if self.only.is_some_and(|d| d != count.destination) || count.rows == 0 {
+                        continue;
+                    }
+                    match self.configured.iter().find(|c| **c == count.destination) {
+                        Some(name) => self.todo.push(name),
+                        None => self.answer.skipped.push(Skipped {
+                            destination: count.destination,
+                            rows: count.rows,
+                            reason: SKIPPED_REMOVED,
+                        }),
+                    }
+                }
+                self.next()
             }
-            // The feed's dead-letter list forgets the entity's letters.
-            RequeueInput::AlarmSet => match (self.source, self.entity) {
-                (Some(source), Some(entity)) => RequeueCommand::Note {
-                    source,
-                    note: Note::Requeued {
-                        entity: entity.to_owned(),
-                    },
-                },
-                _ => RequeueCommand::Answer(self.requeued),
-            },
-            RequeueInput::Noted => RequeueCommand::Answer(self.requeued),
+            RequeueInput::Requeued(n) => {
+                self.answer.requeued += n;
+                self.done += 1;
+                self.next()
+            }
+            RequeueInput::AlarmSet | RequeueInput::Noted => self.note(),
         }
     }
 }

@@ -87,6 +87,8 @@ pub enum FeedWrite {
     Requeued {
         /// The entity.
         entity: String,
+        /// Only this destination's; `None`: all of them.
+        destination: Option<String>,
     },
 }
 
@@ -164,9 +166,13 @@ pub fn admit(
                 FeedWrite::PruneDead { keep: policy.keep },
             ];
         }
-        Note::Requeued { entity } => {
+        Note::Requeued {
+            entity,
+            destination,
+        } => {
             return vec![FeedWrite::Requeued {
                 entity: entity.clone(),
+                destination: destination.clone(),
             }]
         }
         Note::Attempts { .. } => return Vec::new(),
@@ -473,11 +479,13 @@ pub(super) mod tests {
         assert_eq!(w[1], FeedWrite::PruneDead { keep: DEFAULT_KEEP });
         let requeued = Note::Requeued {
             entity: "ch_1".into(),
+            destination: Some("billing".into()),
         };
         assert_eq!(
             admit(&requeued, &FeedState::default(), FeedPolicy::default(), NOW),
             vec![FeedWrite::Requeued {
-                entity: "ch_1".into()
+                entity: "ch_1".into(),
+                destination: Some("billing".into()),
             }]
         );
     }

@@ -81,6 +81,9 @@ pub enum Note {
     Requeued {
         /// The entity.
         entity: String,
+        /// Only this destination's letters; `None`: all of the entity's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        destination: Option<String>,
     },
     /// An alarm pass made forward attempts that came to this result (`/metrics` counts
     /// them; the feed keeps no row).

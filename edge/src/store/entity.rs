@@ -261,6 +261,17 @@ impl EntityStore {
         execute(&self.sql, write, guard, now)
     }
 
+    /// Makes the outbox a table, if it is still a placeholder view, before rows are
+    /// enqueued outside a delivery's write (an admin's redelivery or backfill).
+    pub fn make_outbox(&self) -> worker::Result<()> {
+        if self.has_outbox() {
+            return Ok(());
+        }
+        materialise(&self.sql, Optional::Outbox)?;
+        self.views.set(self.views.get().without(Optional::Outbox));
+        Ok(())
+    }
+
     /// The kept body of `event_id` and the headers to read it with, if it is still kept.
     pub fn body_of(&self, event_id: &EventId) -> worker::Result<Option<(Option<String>, Vec<u8>)>> {
         body_of(&self.sql, event_id)

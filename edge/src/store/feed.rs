@@ -131,8 +131,9 @@ impl FeedStore {
         sql::run(&self.sql, statements::DEAD, &values).map(drop)
     }
 
-    pub fn requeued(&self, entity: &str) -> Result<()> {
-        sql::run(&self.sql, statements::REQUEUED, &[text(entity)]).map(drop)
+    pub fn requeued(&self, entity: &str, destination: Option<&str>) -> Result<()> {
+        let values = [text(entity), opt_text(destination)];
+        sql::run(&self.sql, statements::REQUEUED, &values).map(drop)
     }
 
     pub fn add_count(&self, c: &Count) -> Result<()> {

@@ -4,6 +4,8 @@
 //! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
 
 use hookonce_core::config::DEFAULT_DESTINATION;
+use hookonce_core::entity::admin::DeadCount;
+use hookonce_core::entity::resend::KeptEvent;
 use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::{DestinationRows, OutboxSnapshot};
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
@@ -254,22 +256,193 @@ pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker:
     Ok(written > 0)
 }
 
-/// Puts every dead row back in the queue, due at `at`; returns how many (counted from
-/// `RETURNING`: rows written count the status index's entries too).
-pub fn requeue_dead(sql: &SqlStorage, at: UnixSeconds) -> worker::Result<usize> {
+/// The dead rows per destination (`default` for rows that name none).
+pub fn dead_counts(sql: &SqlStorage) -> worker::Result<Vec<DeadCount>> {
+    row! {
+        struct Dead {
+            destination: String,
+            rows: i64,
+        }
+    }
+    let rows: Vec<Dead> = sql
+        .exec_raw(
+            "SELECT COALESCE(dest_name, ?2) AS destination, COUNT(*) AS rows FROM outbox
+               WHERE status = ?1 GROUP BY dest_name ORDER BY destination",
+            vec![text(OutboxStatus::Dead.as_str()), text(DEFAULT_DESTINATION)],
+        )?
+        .all()?;
+    Ok(rows
+        .into_iter()
+        .map(|r| DeadCount {
+            destination: r.destination,
+            rows: usize::try_from(r.rows).unwrap_or_default(),
+        })
+        .collect())
+}
+
+/// Puts the destination's dead rows back in the queue, due at `at`, their attempts
+/// starting over; returns how many (counted from `RETURNING`: rows written count the
+/// status index's entries too).
+pub fn requeue_dead(sql: &SqlStorage, destination: &str, at: UnixSeconds) -> worker::Result<usize> {
     sql.exec_raw(
-        "UPDATE outbox SET status = ?, attempts = 0, first_attempt_at = NULL,
-               next_attempt_at = ?, done_at = NULL WHERE status = ? RETURNING seq",
+        "UPDATE outbox SET status = ?1, attempts = 0, first_attempt_at = NULL,
+               next_attempt_at = ?2, done_at = NULL
+             WHERE status = ?3 AND COALESCE(dest_name, ?4) = ?5 RETURNING seq",
         vec![
             text(OutboxStatus::Pending.as_str()),
             int(at.0),
             text(OutboxStatus::Dead.as_str()),
+            text(DEFAULT_DESTINATION),
+            text(destination),
         ],
     )?
     .count_rows()
 }
 
-/// What pruning needs to know: the oldest body, pending and delivered row.
+/// The destination's `dest_name`: NULL for `default`, as [`enqueue`] writes it.
+fn dest_name(destination: &str) -> wasm_bindgen::JsValue {
+    match destination {
+        DEFAULT_DESTINATION => NULL,
+        name => text(name),
+    }
+}
+
+row! {
+    /// An event as a redelivery or a backfill reads it.
+    struct KeptRow {
+        event_id: String,
+        event_type: String,
+        outcome: String,
+        body: i64,
+        queued: i64,
+    }
+}
+
+/// Whether the event `e` still has its body.
+const BODY_KEPT: &str =
+    "EXISTS (SELECT 1 FROM raw_bodies b WHERE b.seq = e.body_seq AND b.event_id = e.event_id)";
+
+fn kept_event(k: KeptRow) -> KeptEvent {
+    KeptEvent {
+        event_id: k.event_id,
+        event_type: k.event_type,
+        outcome: k.outcome,
+        body: k.body != 0,
+        queued: k.queued != 0,
+    }
+}
+
+/// The recorded event `id`, whether its body is kept, for a redelivery.
+pub fn kept_event_of(sql: &SqlStorage, id: &str) -> worker::Result<Option<KeptEvent>> {
+    let row: Option<KeptRow> = first(
+        sql,
+        &format!(
+            "SELECT e.event_id, e.event_type, e.outcome, {BODY_KEPT} AS body, 0 AS queued
+             FROM events e WHERE e.event_id = ?"
+        ),
+        vec![text(id)],
+    )?;
+    Ok(row.map(kept_event))
+}
+
+/// The events recorded at or after `since`, in arrival order (their bodies' `seq`), with
+/// whether each body is kept and whether `destination` has a row of it already.
+pub fn kept_since(
+    sql: &SqlStorage,
+    destination: &str,
+    since: UnixSeconds,
+) -> worker::Result<Vec<KeptEvent>> {
+    let rows: Vec<KeptRow> = sql
+        .exec_raw(
+            &format!(
+                "SELECT e.event_id, e.event_type, e.outcome, {BODY_KEPT} AS body,
+                   e.event_id IN (SELECT event_id FROM outbox
+                                  WHERE COALESCE(dest_name, ?2) = ?3) AS queued
+                 FROM events e WHERE e.processed_at >= ?1
+                 ORDER BY e.body_seq, e.processed_at"
+            ),
+            vec![int(since.0), text(DEFAULT_DESTINATION), text(destination)],
+        )?
+        .all()?;
+    Ok(rows.into_iter().map(kept_event).collect())
+}
+
+/// Appends a pending row sending the recorded event's kept body to `destination` of its
+/// source, due at `at`; returns its `seq`.
+pub fn enqueue_kept(
+    sql: &SqlStorage,
+    event_id: &str,
+    source: &str,
+    destination: &str,
+    at: UnixSeconds,
+) -> worker::Result<i64> {
+    row! {
+        struct Seq {
+            seq: i64,
+        }
+    }
+    let row: Seq = sql
+        .exec_raw(
+            "INSERT INTO outbox (event_id, source, destination, status, enqueued_at,
+               next_attempt_at, body_seq, dest_name)
+             SELECT e.event_id, ?2, NULL, ?3, ?4, ?4, e.body_seq, ?5 FROM events e
+             WHERE e.event_id = ?1 RETURNING seq",
+            vec![
+                text(event_id),
+                text(source),
+                text(OutboxStatus::Pending.as_str()),
+                int(at.0),
+                dest_name(destination),
+            ],
+        )?
+        .single()?;
+    Ok(row.seq)
+}
+
+/// Moves `destination`'s pending rows with a `seq` below `before` behind every row, in
+/// their order; returns how many. Each moves by the same shift, from the first of them to
+/// just past the last row, so they stay apart and in order, and `seq`s grow by the span
+/// moved, never doubling (they are read as JavaScript numbers).
+pub fn move_behind(sql: &SqlStorage, destination: &str, before: i64) -> worker::Result<usize> {
+    row! {
+        struct Span {
+            top: Option<i64>,
+            low: Option<i64>,
+        }
+    }
+    let pending = text(OutboxStatus::Pending.as_str());
+    let mine = "status = ?1 AND COALESCE(dest_name, ?2) = ?3 AND seq < ?4";
+    let args = || {
+        vec![
+            pending.clone(),
+            text(DEFAULT_DESTINATION),
+            text(destination),
+            int(before),
+        ]
+    };
+    let span: Span = sql
+        .exec_raw(
+            &format!(
+                "SELECT (SELECT MAX(seq) FROM outbox) AS top,
+                        (SELECT MIN(seq) FROM outbox WHERE {mine}) AS low"
+            ),
+            args(),
+        )?
+        .single()?;
+    let (Some(top), Some(low)) = (span.top, span.low) else {
+        return Ok(0);
+    };
+    let mut bound = args();
+    bound.push(int(top - low + 1));
+    sql.exec_raw(
+        &format!("UPDATE outbox SET seq = seq + ?5 WHERE {mine} RETURNING seq"),
+        bound,
+    )?
+    .count_rows()
+}
+
+/// What pruning needs to know: the oldest body, pending and delivered row. A pending
+/// row's time is that of its body when that is older (a redelivered or backfilled row).
 pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     row! {
         struct Oldest {
@@ -281,7 +454,10 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
     let row: Option<Oldest> = first(
         sql,
         "SELECT (SELECT kept_at FROM raw_bodies ORDER BY seq LIMIT 1) AS body,
-                (SELECT MIN(enqueued_at) FROM outbox WHERE status = ?) AS pending,
+                (SELECT MIN(MIN(o.enqueued_at, COALESCE(b.kept_at, o.enqueued_at)))
+                   FROM outbox o
+                   LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id
+                   WHERE o.status = ?) AS pending,
                 (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
         vec![
             text(OutboxStatus::Pending.as_str()),

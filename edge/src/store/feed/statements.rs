@@ -98,8 +98,9 @@ pub const PRUNE_DEAD: &str = "DELETE FROM dead_letters WHERE (entity, event_id, 
 pub const DEAD: &str = "INSERT OR REPLACE INTO dead_letters
    (entity, event_id, destination, attempts, last_result, at) VALUES (?, ?, ?, ?, ?, ?)";
 
-/// Forgets an entity's dead letters.
-pub const REQUEUED: &str = "DELETE FROM dead_letters WHERE entity = ?";
+/// Forgets an entity's dead letters: `entity, destination` (NULL: of every destination).
+pub const REQUEUED: &str =
+    "DELETE FROM dead_letters WHERE entity = ?1 AND (?2 IS NULL OR destination = ?2)";
 
 /// Adds to a counter: `family, label, by`.
 pub const ADD_COUNT: &str = "INSERT INTO counter (family, label, value) VALUES (?, ?, ?)

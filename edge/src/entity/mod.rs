@@ -12,9 +12,6 @@
 use std::cell::RefCell;
 
 use hookonce_core::decide::{Delivery, Plan, Said};
-use hookonce_core::entity::admin::{
-    Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
-};
 use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
 use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
@@ -31,6 +28,8 @@ use hookonce_core::route::split_url;
 use hookonce_core::time::UnixSeconds;
 use serde_json::{json, Value};
 use worker::{web_sys, Env, Response, Result, State};
+
+mod admin;
 
 use crate::bucket::{self, Gate};
 use crate::internal::{FeedOp, Op, FEED_BINDING, OUTCOME_HEADER};
@@ -123,11 +122,18 @@ impl EntityObject {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::RetryDead => self.requeue().await,
+            Op::RetryDead(destination) => self.requeue(destination.as_deref()).await,
             Op::Replay(raw) => match id(&raw) {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
+            Op::Redeliver(raw, destination) => match id(&raw) {
+                Ok(id) => self.redeliver(&id, destination.as_deref()).await,
+                Err(e) => problem::BAD_REQUEST.respond(e),
+            },
+            Op::Backfill(destination, since) => {
+                self.backfill(&destination, UnixSeconds(since)).await
+            }
             Op::Buckets(count) => bucket::record(&self.state, count),
         };
         made.map(Into::into)
@@ -503,100 +509,6 @@ impl EntityObject {
                 }),
                 "application/json",
             ),
-        }
-    }
-
-    /// Runs a stored event through the whole pipeline again, freshly signed with the
-    /// source's own secret, as the provider's replay button would: core's `Replay`, one IO
-    /// per command.
-    async fn replay(&self, id: &EventId) -> Result<Response> {
-        let name = self.state.id().name().unwrap_or_default();
-        let config = sources::load(&self.env);
-        let mut found = None;
-        let (mut replay, mut command) = Replay::start(id);
-        loop {
-            command = match command {
-                ReplayCommand::ReadBody => {
-                    replay.handle(ReplayInput::Body(self.store.body_of(id)?))
-                }
-                ReplayCommand::ReadOutcome => {
-                    replay.handle(ReplayInput::Outcome(self.store.outcome(id)?))
-                }
-                ReplayCommand::LoadSource => {
-                    let (_, source) = match sources::lookup(&config, source_of(&name).unwrap_or(""))
-                    {
-                        Ok(looked_up) => found.insert(looked_up),
-                        Err(problem) => return problem,
-                    };
-                    replay.handle(ReplayInput::Source {
-                        scheme: &source.config.scheme,
-                        secret: &source.signer,
-                        now: clock::now(),
-                    })
-                }
-                ReplayCommand::Fingerprint => {
-                    replay.handle(ReplayInput::Fingerprint(self.store.fingerprint()?))
-                }
-                ReplayCommand::Deliver => {
-                    let Some((loaded, source)) = found else {
-                        return problem::INTERNAL.respond("a replay delivered without its source");
-                    };
-                    let (headers, body) = replay.request();
-                    let (resp, said) = self.pipeline(loaded, source, headers, body).await?;
-                    let status = resp.status();
-                    replay.handle(ReplayInput::Delivered { status, said })
-                }
-                ReplayCommand::Answer(ReplayAnswer::Replayed {
-                    said,
-                    status,
-                    changed,
-                }) => {
-                    let body = json!({
-                        "event_id": id.as_str(),
-                        "outcome": said.map_or("", Said::as_str),
-                        "status": status,
-                        "changed": changed,
-                    });
-                    return json_response(200, &body, "application/json");
-                }
-                ReplayCommand::Answer(ReplayAnswer::NoBody(detail)) => {
-                    return problem::NOT_FOUND.respond(detail)
-                }
-                ReplayCommand::Answer(ReplayAnswer::Unreadable) => {
-                    return problem::INTERNAL.respond("stored headers are unreadable")
-                }
-            };
-        }
-    }
-
-    /// `POST /admin/outbox/…/retry`: core's `Requeue`, one IO per command.
-    async fn requeue(&self) -> Result<Response> {
-        let name = self.state.id().name().unwrap_or_default();
-        let queue = self.store.has_outbox();
-        let now = clock::now();
-        let (mut requeue, mut command) =
-            Requeue::start(source_of(&name), entity_of(&name), queue, now);
-        loop {
-            command = match command {
-                RequeueCommand::Requeue(at) => {
-                    let n = outbox_store::requeue_dead(self.store.sql(), at)?;
-                    requeue.handle(RequeueInput::Requeued(n))
-                }
-                RequeueCommand::SetAlarm(at) => {
-                    outbox::ensure_alarm(&self.state, &self.armed, at).await?;
-                    requeue.handle(RequeueInput::AlarmSet)
-                }
-                RequeueCommand::Note { source, note } => {
-                    let loaded = sources::load(&self.env);
-                    let log = loaded.as_ref().as_ref().map(|l| l.log).unwrap_or_default();
-                    self.note(source.to_owned(), note, log);
-                    requeue.handle(RequeueInput::Noted)
-                }
-                RequeueCommand::Answer(requeued) => {
-                    let body = json!({ "requeued": requeued });
-                    return json_response(200, &body, "application/json");
-                }
-            };
         }
     }
 }
