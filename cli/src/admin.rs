@@ -70,10 +70,16 @@ impl Replayed {
 
 pub fn replay(a: ReplayArgs, json: bool) -> Result<ExitCode> {
     let api = connect(&a.admin)?;
-    let Some(r) = replay_one(&api, &a.admin.source, &a.event, a.entity.as_deref())? else {
+    let Some(r) = replay_one(
+        &api,
+        &a.admin.source,
+        &a.stored.event,
+        a.stored.entity.as_deref(),
+    )?
+    else {
         bail!(
             "hookonce holds no body for event {}: this entity never saw it (check --entity), its source keeps no raw bodies, or the body was pruned after the source's body_retention_secs",
-            a.event
+            a.stored.event
         );
     };
     if json {

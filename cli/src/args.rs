@@ -228,6 +228,18 @@ pub struct SendArgs {
     pub older: bool,
 }
 
+/// One stored event: its id, and the entity whose object holds it.
+#[derive(Args, Debug)]
+pub struct StoredEvent {
+    /// The event id.
+    #[arg(long)]
+    pub event: String,
+
+    /// The entity the event is about (events without one are found by id alone).
+    #[arg(long)]
+    pub entity: Option<String>,
+}
+
 /// Replay one stored event through the whole pipeline; print its outcome and `changed`.
 #[derive(Args, Debug)]
 #[command(after_help = "Example:
@@ -236,13 +248,8 @@ pub struct ReplayArgs {
     #[command(flatten)]
     pub admin: AdminTarget,
 
-    /// The event id.
-    #[arg(long)]
-    pub event: String,
-
-    /// The entity the event is about (events without one are found by id alone).
-    #[arg(long)]
-    pub entity: Option<String>,
+    #[command(flatten)]
+    pub stored: StoredEvent,
 }
 
 /// Replay every stored event of an entity; report any replay that changed anything (exit 1),
@@ -391,13 +398,8 @@ pub struct RedeliverArgs {
     #[command(flatten)]
     pub admin: AdminTarget,
 
-    /// The event id.
-    #[arg(long)]
-    pub event: String,
-
-    /// The entity the event is about (events without one are found by id alone).
-    #[arg(long)]
-    pub entity: Option<String>,
+    #[command(flatten)]
+    pub stored: StoredEvent,
 
     /// Only to this destination.
     #[arg(long)]

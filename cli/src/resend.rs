@@ -71,12 +71,12 @@ pub fn requeue(a: RequeueArgs, json: bool) -> Result<ExitCode> {
 
 pub fn redeliver(a: RedeliverArgs, json: bool) -> Result<ExitCode> {
     let api = connect(&a.admin)?;
-    let (source, event) = (escape(&a.admin.source), escape(&a.event));
+    let (source, event) = (escape(&a.admin.source), escape(&a.stored.event));
     let q = query(&[
-        ("entity", a.entity.as_deref()),
+        ("entity", a.stored.entity.as_deref()),
         ("destination", a.destination.as_deref()),
     ]);
-    let what = format!("redelivery of {}", a.event);
+    let what = format!("redelivery of {}", a.stored.event);
     let v = post(
         &api,
         &what,
@@ -89,7 +89,7 @@ pub fn redeliver(a: RedeliverArgs, json: bool) -> Result<ExitCode> {
             .flatten()
             .filter_map(Value::as_str)
             .collect();
-        format!("{} enqueued again for {}", a.event, names.join(", "))
+        format!("{} enqueued again for {}", a.stored.event, names.join(", "))
     }))
 }
 
