@@ -400,6 +400,34 @@ impl Worker {
         fs::read_to_string(self.config_dir.path().join("wrangler.log")).unwrap_or_default()
     }
 
+    /// The JSON log records the worker printed so far (wrangler prints a warning in
+    /// colour: the record is what lies from its first `{"` to its last `}`).
+    pub fn log_records(&self) -> Vec<serde_json::Value> {
+        self.logs()
+            .lines()
+            .filter_map(|l| l.get(l.find("{\"")?..=l.rfind('}')?))
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["msg"].is_string() && v["level"].is_string())
+            .collect()
+    }
+
+    /// The log records once `done` holds for them: wrangler writes its log file after the
+    /// answers, so a test that reads it at once can miss the last lines. Fails after 15 s.
+    pub fn wait_log_records(
+        &self,
+        mut done: impl FnMut(&[serde_json::Value]) -> bool,
+    ) -> Vec<serde_json::Value> {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let records = self.log_records();
+            if done(&records) {
+                return records;
+            }
+            assert!(Instant::now() < deadline, "logs: {}", self.logs());
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// `base` + `path`.
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)

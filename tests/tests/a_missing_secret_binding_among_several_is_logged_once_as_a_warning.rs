@@ -23,12 +23,14 @@ fn a_missing_secret_binding_among_several_is_logged_once_as_a_warning() {
         assert_eq!(outcome(&r), "applied", "{r}");
     }
 
+    // Every delivery's decision record is in the log file, so its warnings are too.
+    let records = w.wait_log_records(|r| {
+        r.iter().filter(|v| v["msg"] == "decision").count() >= deliveries as usize
+    });
     let logs = w.logs();
-    let warnings: Vec<Value> = logs
-        .lines()
-        // wrangler prints a warning in colour: the JSON is between the escapes.
-        .filter_map(|l| serde_json::from_str(l.get(l.find('{')?..=l.rfind('}')?)?).ok())
-        .filter(|v: &Value| v["msg"] == "secret_binding_missing")
+    let warnings: Vec<&Value> = records
+        .iter()
+        .filter(|v| v["msg"] == "secret_binding_missing")
         .collect();
     assert!(
         !warnings.is_empty(),

@@ -3,33 +3,11 @@
 //! per rejected delivery (reason), never with a secret, a signature or a body; and
 //! `HOOKONCE_LOG=error` keeps the info lines out.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hookonce_e2e::origin::{self, Origin};
 use hookonce_e2e::{dev_var, events, unix_now, Worker};
 use serde_json::{json, Value};
-
-/// The JSON log records the worker printed.
-fn records(w: &Worker) -> Vec<Value> {
-    w.logs()
-        .lines()
-        .filter_map(|l| l.find("{\"").map(|i| &l[i..]))
-        .filter_map(|l| serde_json::from_str::<Value>(l.trim()).ok())
-        .filter(|v| v["msg"].is_string() && v["level"].is_string())
-        .collect()
-}
-
-fn wait_records(w: &Worker, mut done: impl FnMut(&[Value]) -> bool) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    loop {
-        let r = records(w);
-        if done(&r) {
-            return r;
-        }
-        assert!(Instant::now() < deadline, "logs: {}", w.logs());
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
 
 #[test]
 fn each_decision_attempt_and_rejection_is_one_json_line_without_secrets() {
@@ -47,7 +25,7 @@ fn each_decision_attempt_and_rejection_is_one_json_line_without_secrets() {
     );
     assert_eq!(w.post("/webhooks/acme", &headers, &body).status, 401);
 
-    let recs = wait_records(&w, |r| {
+    let recs = w.wait_log_records(|r| {
         r.iter().any(|v| v["msg"] == "attempt")
             && r.iter().filter(|v| v["msg"] == "rejected").count() == 2
     });
@@ -98,7 +76,7 @@ fn hookonce_log_error_keeps_info_lines_out() {
     assert_eq!(events::outcome(&events::deliver(&w, &ev)), "applied");
     std::thread::sleep(Duration::from_millis(500));
     assert!(
-        records(&w).iter().all(|v| v["level"] == "error"),
+        w.log_records().iter().all(|v| v["level"] == "error"),
         "{}",
         w.logs()
     );
