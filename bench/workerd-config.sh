@@ -46,6 +46,16 @@ keep=${BENCH_BODY_RETENTION:+\"body_retention_secs\":$BENCH_BODY_RETENTION,}
 # secret as its raw bytes; legacy_lookup_secs 0: a bench run has no earlier version's objects.
 sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+# BENCH_FORWARD_URL=URL: the cockpit source forwards to URL (loopback allowed, signed with
+# the forwarding secret), for bench/forward.sh.
+forward= outbound= internet=
+if [[ -n ${BENCH_FORWARD_URL:-} ]]; then
+    sources='{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"},"forward":{"url":"'$BENCH_FORWARD_URL'"}}}'
+    forward='(name = "HOOKONCE_FORWARD_SECRET", text = "whsec_CVHbIk2dr2WGJQt+GtI9aPv40fJj6c7VgJDfaj3hJc4="),
+    (name = "HOOKONCE_ALLOW_PRIVATE_DESTINATIONS", text = "true"),'
+    internet='(name = "internet", network = (allow = ["local"])),'
+    outbound='globalOutbound = "internet",'
+fi
 # BENCH_LOG=LEVEL sets HOOKONCE_LOG (to see what the decision lines cost: BENCH_LOG=error).
 log=${BENCH_LOG:+(name = \"HOOKONCE_LOG\", text = \"$BENCH_LOG\"),}
 # BENCH_V8_FLAGS="--flag …" passes V8 flags to workerd (bench/perf.sh: --perf-basic-prof).
@@ -64,6 +74,7 @@ const config :Workerd.Config = (
     (name = "main", worker = .worker),
     (name = "do-disk", disk = (path = "$dir/do", writable = true)),
     (name = "assets", disk = (path = "$root/edge/assets")),
+    $internet
   ],
   sockets = [(name = "http", address = "127.0.0.1:$port", http = (), service = "main")],
   $v8flags
@@ -78,17 +89,21 @@ const worker :Workerd.Worker = (
     (name = "HOOKONCE_SOURCES", json = "${sources//\"/\\\"}"),
     (name = "COCKPIT_SECRET", text = "$secret"),
     ${log//\\/}
+    $forward
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
     (name = "FEED", durableObjectNamespace = "FeedObject"),
+    (name = "GATE", durableObjectNamespace = "GateObject"),
     (name = "ASSETS", service = "assets"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-bench-entity", enableSql = true),
     (className = "KeyObject", uniqueKey = "hookonce-bench-keys", enableSql = true),
     (className = "FeedObject", uniqueKey = "hookonce-bench-feed", enableSql = true),
+    (className = "GateObject", uniqueKey = "hookonce-bench-gate", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
+  $outbound
 );
 CAPNP
 echo "$dir/config.capnp"
