@@ -25,9 +25,9 @@
 //! requests is the destination's status document, which the admin API returns as it is
 //! ([`Answer::Status`]).
 //!
-//! Waiters are not woken ([`Protect::poll_wake`] is not called): a waiter asks again at the
-//! second its `Wait` names, so a freed slot idles for at most that second. Waking one needs
-//! an operation on the entity's object, which comes with the wiring of the drains.
+//! Waiters whose turn has come ([`Protect::poll_wake`]) are woken after every call
+//! ([`Command::Wake`], an operation on the entity's object that sets its alarm for now), so
+//! a freed slot does not idle until the second their `Wait` named.
 
 use std::fmt;
 
@@ -473,6 +473,9 @@ pub enum Command {
     Log(LogRecord),
     /// Set the object's alarm for this instant.
     SetAlarm(UnixSeconds),
+    /// Wake this entity's object (its name): a slot is free for it, and its `Wait` named
+    /// the next second; woken, its drain asks again at once, so the slot does not idle.
+    Wake(String),
     /// Answer the caller with this; the last command of a request.
     Answer(Answer),
 }
@@ -578,6 +581,9 @@ impl Gate {
                 self.armed = Some(at);
                 out.push(Command::SetAlarm(at));
             }
+        }
+        while let Some(entity) = protect.poll_wake() {
+            out.push(Command::Wake(entity));
         }
         out
     }

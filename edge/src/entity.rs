@@ -130,6 +130,10 @@ impl EntityObject {
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             Op::Buckets(count) => bucket::record(&self.state, count),
+            Op::Wake => {
+                outbox::ensure_alarm(&self.state, &self.armed, clock::now()).await?;
+                Response::ok("woken")
+            }
         };
         made.map(Into::into)
     }

@@ -13,7 +13,7 @@ use hookonce_core::time::UnixSeconds;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, web_sys, Env, Request, Response, Result, ScheduledTime, State};
 
-use crate::internal::{GATE_BINDING, GATE_URL};
+use crate::internal::{Op, ENTITY_BINDING, GATE_BINDING, GATE_URL};
 use crate::store::gate::GateStore;
 use crate::task::export_object;
 use crate::{clock, http, logs, problem, sources};
@@ -72,6 +72,14 @@ impl GateObject {
                 Command::Keep(saved) => store.keep(&saved)?,
                 Command::Log(record) => logs::emit(level, record),
                 Command::SetAlarm(at) => set_alarm(&self.state, at).await?,
+                // Best effort: an entity not woken asks again at the second it was told.
+                Command::Wake(entity) => {
+                    let url = Op::Wake.url();
+                    let woken = http::query_object(&self.env, ENTITY_BINDING, &entity, &url, true);
+                    if let Err(e) = woken.await {
+                        worker::console_error!("hookonce: waking {entity} failed: {e}");
+                    }
+                }
                 Command::Answer(answer) => {
                     return problem::bytes_response(200, answer.encode(), "application/json")
                 }

@@ -40,6 +40,8 @@ pub enum Op {
     RetryDead,
     /// Run a stored event through the pipeline again.
     Replay(String),
+    /// Set the alarm for now: the destination's gate has a slot for this object's rows.
+    Wake,
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -57,6 +59,7 @@ impl Op {
             Op::RetryDead => format!("{base}/outbox/retry"),
             Op::Replay(id) => format!("{base}/replay?id={}", encode_component(id)),
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
+            Op::Wake => format!("{base}/wake"),
         }
     }
 
@@ -64,7 +67,7 @@ impl Op {
     pub fn is_post(&self) -> bool {
         matches!(
             self,
-            Op::Ingest | Op::RetryDead | Op::Replay(_) | Op::Buckets(_)
+            Op::Ingest | Op::RetryDead | Op::Replay(_) | Op::Buckets(_) | Op::Wake
         )
     }
 
@@ -77,6 +80,7 @@ impl Op {
             "/event" => Op::Event(id()?),
             "/outbox/retry" => Op::RetryDead,
             "/replay" => Op::Replay(id()?),
+            "/wake" => Op::Wake,
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,
         })

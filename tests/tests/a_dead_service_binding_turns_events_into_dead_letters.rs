@@ -1,6 +1,6 @@
 //! `forward.service` bound to a Worker that is not running: every attempt fails, so the
 //! first event is retried until its window is spent and then becomes a dead letter, listed
-//! per source, exactly as an HTTPS destination that never answers; the next event goes
+//! per source, exactly as an HTTPS destination that never answers; the next events go
 //! after it. Five failures in a row open the destination's breaker: from then on no
 //! attempt is made and no row changes (none becomes a dead letter for the outage).
 
@@ -26,8 +26,9 @@ fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
 
     origin::deliver(&w, "evt_gone_1", "svc_gone");
     origin::deliver(&w, "evt_gone_2", "svc_gone");
-    // A 2 s window with 1 s retries leaves the first event fewer than the breaker's five
-    // failures: it is a dead letter before the breaker opens on the next event's.
+    origin::deliver(&w, "evt_gone_3", "svc_gone");
+    // A 2 s window with 1 s retries gives each event 2 to 4 attempts: the first is a dead
+    // letter before the breaker's fifth failure, which the next two make sure of.
     let deadline = Instant::now() + Duration::from_secs(30);
     while admin_get(&w, "/sources/acme/destinations/default/status").json()["circuit"] != "open" {
         assert!(Instant::now() < deadline, "the breaker never opened");
