@@ -43,16 +43,11 @@ use crate::protect::{
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
 
-/// The settings of `source`'s destination named `destination`, or `None` when it has no
-/// such destination. Every destination is guarded with [`Settings::default`] until the
-/// configuration carries its own: this is where they will be read.
+/// The configured settings of `source`'s destination named `destination`, or `None`
+/// when it has no such destination.
 #[must_use]
 pub fn settings_for(source: &SourceConfig, destination: &str) -> Option<Settings> {
-    source
-        .destinations
-        .iter()
-        .any(|d| d.name == destination)
-        .then(Settings::default)
+    source.destination(destination).map(|d| d.forward.protect)
 }
 
 /// What a caller asks the gate object.
