@@ -58,6 +58,15 @@ if (( ${BENCH_DESTINATIONS:-0} > 0 )); then
 fi
 sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep$dests'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+# BENCH_FORWARD_URL=URL: the cockpit source forwards to URL (loopback allowed, signed with
+# the forwarding secret), for bench/forward.sh.
+if [[ -n ${BENCH_FORWARD_URL:-} ]]; then
+    [[ -z $dests ]] || { echo "workerd-config: BENCH_FORWARD_URL and BENCH_DESTINATIONS exclude each other" >&2; exit 2; }
+    sources='{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"},"forward":{"url":"'$BENCH_FORWARD_URL'"}}}'
+    dests=forward
+    internet='(name = "internet", network = (allow = ["local"])),'
+    outbound='globalOutbound = "internet",'
+fi
 forwarding=${dests:+(name = \"HOOKONCE_FORWARD_SECRET\", text = \"$secret\"),
     (name = \"HOOKONCE_ALLOW_PRIVATE_DESTINATIONS\", text = \"true\"),}
 # BENCH_LOG=LEVEL sets HOOKONCE_LOG (to see what the decision lines cost: BENCH_LOG=error).
@@ -97,12 +106,14 @@ const worker :Workerd.Worker = (
     (name = "ENTITY", durableObjectNamespace = "EntityObject"),
     (name = "KEYS", durableObjectNamespace = "KeyObject"),
     (name = "FEED", durableObjectNamespace = "FeedObject"),
+    (name = "GATE", durableObjectNamespace = "GateObject"),
     (name = "ASSETS", service = "assets"),
   ],
   durableObjectNamespaces = [
     (className = "EntityObject", uniqueKey = "hookonce-bench-entity", enableSql = true),
     (className = "KeyObject", uniqueKey = "hookonce-bench-keys", enableSql = true),
     (className = "FeedObject", uniqueKey = "hookonce-bench-feed", enableSql = true),
+    (className = "GateObject", uniqueKey = "hookonce-bench-gate", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
   $outbound

@@ -38,4 +38,4 @@ export class EntityObject extends DurableObject {
 }
 
 // Bound as KEYS and FEED so that every worker runs under one config shape; never called.
-export { KeyObject, FeedObject } from "./recipe.js";
+export { KeyObject, FeedObject, GateObject } from "./recipe.js";

@@ -89,6 +89,7 @@ function answer(outcome, rowsWritten) {
   );
 }
 
-// Bound as KEYS and FEED so that every worker runs under one config shape; never called.
+// Bound as KEYS, FEED and GATE so that every worker runs under one config shape; never called.
 export class KeyObject extends DurableObject {}
 export class FeedObject extends DurableObject {}
+export class GateObject extends DurableObject {}

@@ -39,4 +39,4 @@ export class EntityObject extends DurableObject {
   }
 }
 
-export { KeyObject, FeedObject } from "./recipe.js";
+export { KeyObject, FeedObject, GateObject } from "./recipe.js";

@@ -36,3 +36,4 @@ export class EntityObject extends DurableObject {
 // The same namespaces as the other two workers, so all three run under one config shape.
 export class KeyObject extends DurableObject {}
 export class FeedObject extends DurableObject {}
+export class GateObject extends DurableObject {}

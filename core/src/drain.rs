@@ -8,12 +8,26 @@
 //!   an entity's next due row that is the first pending row of its destination; a
 //!   bucket's next due row) and hand it over at once, with no `.await` in between. What is
 //!   due for it ([`step`]) decides the rest. With no due row left, the run reads when the
-//!   next one is due ([`Command::ReadEarliest`]) and sets the alarm for it.
+//!   next one is due among the destinations not held ([`Command::ReadEarliest`]) and sets
+//!   the alarm for the earliest of that and the held destinations' ends of wait (a
+//!   [`Wait`](Ask::Wait)'s `until`; a pause's [`PAUSED_POLL`] later).
+//! - [`Command::Ask`]: a row bound for a source's destination ([`Gated`]; a published
+//!   message's own URL is not) first asks the destination's gate object (`gate`, shared by
+//!   all the source's entities: breaker, `max_in_flight`, rate, pause) whether it may go
+//!   ([`Input::Asked`]). A grant goes on to [`Command::Send`] with the row as read before
+//!   the ask (between them the only `.await` is the gate call, and only a run writes a
+//!   pending row). A wait, or a pause, writes nothing: the row and its attempts stay as
+//!   they were, the destination is held for the rest of the run (its later rows are not
+//!   asked about), and the run goes on to the other destinations' heads.
 //! - [`Command::Send`]: one attempt, of the row just read; the attempt's result becomes the
-//!   row's [`Transition`] ([`after_attempt`]).
+//!   row's [`Transition`] ([`after_attempt_within`], its retry window counted from
+//!   [`window_start`]: a grant after an outage starts it again, so an outage spends none
+//!   of it).
 //! - [`Command::Write`]: the transition, applied only while the row is still pending with
 //!   the attempts it was read with (one conditional `UPDATE`).
-//! - [`Command::Sync`]: made durable before anything else goes out; then the next
+//! - [`Command::Sync`]: made durable before anything else goes out; then, for a granted
+//!   attempt, [`Command::Report`] its result to the gate (a report that is lost holds the
+//!   lease's slot only until the lease ends, and counts for nothing), and the next
 //!   [`Command::ReadHead`]. After a failed attempt of an entity's row, the later rows of
 //!   its destination wait for its retry (head of line per destination: each destination
 //!   sees the entity in order), and the run goes on to the other destinations' heads
@@ -33,9 +47,13 @@
 //!   instead of acting on what it wrote.
 //! - **A row is never sent while an earlier row of its destination is pending**, so an
 //!   older event never reaches a destination after a newer one's first send; one
-//!   destination's failures hold back none of the others.
+//!   destination's failures, or its gate's wait or pause, hold back none of the others.
+//! - **A held destination spends nothing.** A wait or a pause is no attempt: no row's
+//!   attempts, next attempt or retry window change, and no row becomes a dead letter.
 
-use crate::outbox::{after_attempt, step, Head, Order, Step, Transition};
+use crate::gate::window_start;
+use crate::outbox::{after_attempt_within, step, Head, Order, Step, Transition};
+use crate::protect::{Ask, Grant, LeaseId};
 use crate::retry::{AttemptResult, DeadReason, Schedule};
 use crate::time::{Seconds, UnixSeconds};
 
@@ -49,6 +67,16 @@ pub const BUSY_RETRY: Seconds = Seconds(1);
 /// How much later an alarm that found the configuration unreadable fires again: nothing
 /// can be sent until it loads, and the pending rows must still go out once it does.
 pub const UNCONFIGURED_RETRY: Seconds = Seconds::MINUTE;
+
+/// How much later a paused destination's rows are asked about again: a pause has no end of
+/// its own, and a resumed destination's rows go out within this long. Each object holding
+/// rows for it costs the gate one call per poll: 15 s keeps a thousand such objects near
+/// 70 calls a second, a tenth of what one gate object serves.
+pub const PAUSED_POLL: Seconds = Seconds(15);
+
+/// How much later a row whose gate could not be asked (the call failed, or its answer was
+/// unreadable) is asked about again; nothing is spent meanwhile.
+pub const GATE_UNREACHABLE_RETRY: Seconds = Seconds(1);
 
 /// When an alarm that fired at `now` and found the configuration unreadable fires again.
 #[must_use]
@@ -74,6 +102,12 @@ struct Current {
     /// The `seq` of the last row this run read: the next read starts after it.
     after: i64,
     waiting: Waiting,
+    /// The destinations whose gate said wait or paused in this run, and until when.
+    held: Vec<(String, UnixSeconds)>,
+    /// The attempt under way's grant, with the gate's `healthy_since`.
+    granted: Option<(Gated, Grant, Option<UnixSeconds>)>,
+    /// A granted attempt's result, to report once its row is written.
+    report: Option<(Gated, LeaseId, AttemptResult)>,
 }
 
 impl Current {
@@ -84,6 +118,33 @@ impl Current {
             Order::EachDue => Read::DueAfter(self.after),
         }
     }
+
+    /// Whether `gated`'s destination is held in this run.
+    fn holds(&self, gated: &Gated) -> bool {
+        self.held.iter().any(|(d, _)| *d == gated.destination)
+    }
+
+    /// The alarm for when the first of `due` and the held destinations' waits ends.
+    fn alarm(&self, due: Option<UnixSeconds>) -> Option<UnixSeconds> {
+        self.held.iter().map(|(_, until)| *until).chain(due).min()
+    }
+
+    /// What follows a written (or unwritten) row: its report to the gate, if it was
+    /// granted, else the next read.
+    fn after_write<T>(&mut self) -> (Waiting, Command<T>) {
+        match self.report.take() {
+            Some((gated, lease, result)) => (
+                Waiting::Reported,
+                Command::Report {
+                    destination: gated.destination,
+                    entity: gated.entity,
+                    lease,
+                    result,
+                },
+            ),
+            None => (Waiting::Head, Command::ReadHead(self.read())),
+        }
+    }
 }
 
 /// What the run under way waits for: the answer to the command it was given last.
@@ -91,10 +152,26 @@ impl Current {
 enum Waiting {
     Head,
     Earliest,
+    Asked {
+        head: Head,
+        attempt: u32,
+        gated: Gated,
+    },
     Sent(Head),
     Written,
     Synced,
+    Reported,
     AlarmSet,
+}
+
+/// The gate a row asks before it is sent: its destination (the adapter knows the source)
+/// and the key the gate counts its entity by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gated {
+    /// The name of the source's destination the row is bound for.
+    pub destination: String,
+    /// The entity's key at the gate (a bucket's: its object's name).
+    pub entity: String,
 }
 
 /// One alarm invocation's handle on the loop, for [`Drain::handle`].
@@ -121,8 +198,37 @@ pub enum Command<T> {
     /// no `.await` in between.
     ReadHead(Read),
     /// Read when the first pending row that [`Order`] lets go next is due (an entity's:
-    /// the earliest of its destinations' first pending rows); then [`Input::Earliest`].
-    ReadEarliest(Order),
+    /// the earliest of its destinations' first pending rows), leaving out the rows bound
+    /// for the destinations in `held` (not published messages' own URLs); then
+    /// [`Input::Earliest`].
+    ReadEarliest {
+        /// The object's order.
+        order: Order,
+        /// Destinations held by their gate in this run, by name.
+        held: Vec<String>,
+    },
+    /// Ask `destination`'s gate object whether `entity` may make an attempt now; then
+    /// [`Input::Asked`], handing `via` back.
+    Ask {
+        /// The source's destination the row is bound for.
+        destination: String,
+        /// The entity's key at the gate.
+        entity: String,
+        /// What sending the row takes, as the adapter handed it over.
+        via: T,
+    },
+    /// Report the granted attempt's result to `destination`'s gate; then
+    /// [`Input::Reported`], whether or not the report arrived.
+    Report {
+        /// The source's destination.
+        destination: String,
+        /// The entity's key at the gate.
+        entity: String,
+        /// The grant's lease.
+        lease: LeaseId,
+        /// How the attempt ended.
+        result: AttemptResult,
+    },
     /// Send the row just read, as attempt number `attempt`, with `via`; then
     /// [`Input::Sent`].
     Send {
@@ -157,9 +263,26 @@ pub enum Input<'s, T> {
     Head {
         /// The row and its means of sending.
         row: Option<(Head, Result<T, DeadReason>)>,
+        /// The gate the row asks first; `None` for a published message's own URL.
+        gated: Option<Gated>,
         /// The adapter's clock.
         now: UnixSeconds,
     },
+    /// What the gate of [`Command::Ask`] answered, with the `via` handed back; `None` when
+    /// the call failed or its answer was unreadable.
+    Asked {
+        /// The gate's answer.
+        answer: Option<Ask>,
+        /// When the destination was last known healthy, from the same answer.
+        healthy_since: Option<UnixSeconds>,
+        /// The command's `via`.
+        via: T,
+        /// The adapter's clock.
+        now: UnixSeconds,
+    },
+    /// [`Command::Report`] is done (or failed: a lost report only holds its slot at the
+    /// gate until the lease ends).
+    Reported,
     /// What the attempt of [`Command::Send`] came to.
     Sent {
         /// How it ended.
@@ -202,6 +325,9 @@ impl Drain {
             order,
             after: 0,
             waiting: Waiting::Head,
+            held: Vec::new(),
+            granted: None,
+            report: None,
         };
         let read = current.read();
         self.current = Some(current);
@@ -230,31 +356,87 @@ impl Drain {
         let (waiting, command) = match (&current.waiting, input) {
             (Waiting::Head, Input::Head { row: None, .. }) => (
                 Some(Waiting::Earliest),
-                Command::ReadEarliest(current.order),
+                Command::ReadEarliest {
+                    order: current.order,
+                    held: current.held.iter().map(|(d, _)| d.clone()).collect(),
+                },
             ),
-            (Waiting::Earliest, Input::Earliest(Some(at))) => {
-                (Some(Waiting::AlarmSet), Command::SetAlarm(at))
-            }
-            (Waiting::Earliest, Input::Earliest(None)) => (None, Command::Done),
+            (Waiting::Earliest, Input::Earliest(due)) => match current.alarm(due) {
+                Some(at) => (Some(Waiting::AlarmSet), Command::SetAlarm(at)),
+                None => (None, Command::Done),
+            },
             (
                 Waiting::Head,
                 Input::Head {
                     row: Some((head, via)),
+                    gated,
                     now,
                 },
-            ) => match step(&head, via, now) {
-                Step::WaitUntil(at) => (Some(Waiting::AlarmSet), Command::SetAlarm(at)),
-                Step::Dead(transition) => (
+            ) => match (step(&head, via, now), gated) {
+                (Step::WaitUntil(at), _) => {
+                    let at = current.alarm(Some(at)).unwrap_or(at);
+                    (Some(Waiting::AlarmSet), Command::SetAlarm(at))
+                }
+                (Step::Dead(transition), _) => (
                     Some(Waiting::Written),
                     Command::Write {
                         transition,
                         if_attempts: head.attempts,
                     },
                 ),
-                Step::Send { attempt, via } => {
+                // Its destination is held in this run: not asked again before it ends.
+                (Step::Send { .. }, Some(gated)) if current.holds(&gated) => {
+                    (Some(Waiting::Head), Command::ReadHead(read))
+                }
+                (Step::Send { attempt, via }, Some(gated)) => (
+                    Some(Waiting::Asked {
+                        head,
+                        attempt,
+                        gated: gated.clone(),
+                    }),
+                    Command::Ask {
+                        destination: gated.destination,
+                        entity: gated.entity,
+                        via,
+                    },
+                ),
+                (Step::Send { attempt, via }, None) => {
                     (Some(Waiting::Sent(head)), Command::Send { attempt, via })
                 }
             },
+            (
+                Waiting::Asked {
+                    head,
+                    attempt,
+                    gated,
+                },
+                Input::Asked {
+                    answer,
+                    healthy_since,
+                    via,
+                    now,
+                },
+            ) => {
+                let until = match answer {
+                    Some(Ask::Grant(grant)) => {
+                        let (head, attempt) = (head.clone(), *attempt);
+                        current.granted = Some((gated.clone(), grant, healthy_since));
+                        return Self::go_on(
+                            current,
+                            Waiting::Sent(head),
+                            Command::Send { attempt, via },
+                        );
+                    }
+                    Some(Ask::Wait { until, .. }) => until,
+                    Some(Ask::Paused) => now.plus(PAUSED_POLL),
+                    None => now.plus(GATE_UNREACHABLE_RETRY),
+                };
+                // Never before a second from now: a held destination is not asked again
+                // within the same second.
+                let until = until.max(now.plus(Seconds(1)));
+                current.held.push((gated.destination.clone(), until));
+                (Some(Waiting::Head), Command::ReadHead(read))
+            }
             (
                 Waiting::Sent(head),
                 Input::Sent {
@@ -264,8 +446,19 @@ impl Drain {
                     jitter,
                 },
             ) => {
-                let transition = after_attempt(head, schedule, &result, now, jitter);
+                let first = head.first_attempt_at.unwrap_or(now);
+                let window = match &current.granted {
+                    Some((_, grant, healthy_since)) => {
+                        window_start(grant, *healthy_since, first, now)
+                    }
+                    None => first,
+                };
+                let transition = after_attempt_within(head, schedule, &result, window, now, jitter);
                 let if_attempts = head.attempts;
+                current.report = current
+                    .granted
+                    .take()
+                    .map(|(gated, grant, _)| (gated, grant.lease, result));
                 (
                     Some(Waiting::Written),
                     Command::Write {
@@ -274,15 +467,21 @@ impl Drain {
                     },
                 )
             }
-            // The row moved on without this run: nothing was written, so read again.
+            // The row moved on without this run: nothing was written, so (after the
+            // report of a granted attempt) read again.
             (Waiting::Written, Input::Written { applied: false }) => {
-                (Some(Waiting::Head), Command::ReadHead(read))
+                let (w, c) = current.after_write();
+                (Some(w), c)
             }
             (Waiting::Written, Input::Written { applied: true }) => {
                 (Some(Waiting::Synced), Command::Sync)
             }
             // A retry's row is behind this run's reads: the final ReadEarliest finds it.
-            (Waiting::Synced, Input::Synced) => (Some(Waiting::Head), Command::ReadHead(read)),
+            (Waiting::Synced, Input::Synced) => {
+                let (w, c) = current.after_write();
+                (Some(w), c)
+            }
+            (Waiting::Reported, Input::Reported) => (Some(Waiting::Head), Command::ReadHead(read)),
             (Waiting::AlarmSet, Input::AlarmSet) => (None, Command::Done),
             // An answer to a command this run was not given: the adapter's bug. The run
             // ends; the alarm, which it did not set, fires again if work is left.
@@ -292,6 +491,12 @@ impl Drain {
             Some(w) => current.waiting = w,
             None => self.current = None,
         }
+        command
+    }
+
+    /// `current` waits for `waiting`; `command` is the adapter's next.
+    fn go_on<T>(current: &mut Current, waiting: Waiting, command: Command<T>) -> Command<T> {
+        current.waiting = waiting;
         command
     }
 
@@ -341,11 +546,54 @@ mod tests {
         }
     }
 
+    /// The row read, bound for no gated destination (a published message's own URL).
     fn read(row: Option<Head>) -> Input<'static, ()> {
         Input::Head {
             row: row.map(|h| (h, Ok(()))),
+            gated: None,
             now: NOW,
         }
+    }
+
+    fn gated(destination: &str) -> Gated {
+        Gated {
+            destination: destination.to_owned(),
+            entity: "card_1".to_owned(),
+        }
+    }
+
+    /// The row read, bound for the source's `destination`.
+    fn read_for(destination: &str, row: Head) -> Input<'static, ()> {
+        Input::Head {
+            row: Some((row, Ok(()))),
+            gated: Some(gated(destination)),
+            now: NOW,
+        }
+    }
+
+    fn asked(answer: Option<Ask>, healthy_since: Option<UnixSeconds>) -> Input<'static, ()> {
+        Input::Asked {
+            answer,
+            healthy_since,
+            via: (),
+            now: NOW,
+        }
+    }
+
+    fn ask(destination: &str) -> Command<()> {
+        Command::Ask {
+            destination: destination.to_owned(),
+            entity: "card_1".to_owned(),
+            via: (),
+        }
+    }
+
+    fn grant(lease: u64, probe: bool) -> Option<Ask> {
+        Some(Ask::Grant(Grant {
+            lease: LeaseId(lease),
+            until: NOW.plus(Seconds(30)),
+            probe,
+        }))
     }
 
     /// A finished row's write applied: it is made durable, then the head is read again.
@@ -384,7 +632,10 @@ mod tests {
         written_made_durable_and_read_again(&mut d, run);
         assert_eq!(
             d.handle(run, read(None)),
-            Command::ReadEarliest(Order::HeadOfLine)
+            Command::ReadEarliest {
+                order: Order::HeadOfLine,
+                held: vec![]
+            }
         );
         assert_eq!(d.handle::<()>(run, Input::Earliest(None)), Command::Done);
         assert!(!d.running());
@@ -414,7 +665,10 @@ mod tests {
         written_made_durable_and_read_again(&mut d, run);
         assert_eq!(
             d.handle(run, read(None)),
-            Command::ReadEarliest(Order::HeadOfLine)
+            Command::ReadEarliest {
+                order: Order::HeadOfLine,
+                held: vec![]
+            }
         );
         let retry = NOW.plus(Seconds(5));
         assert_eq!(
@@ -468,7 +722,10 @@ mod tests {
         assert!(d.running());
         assert_eq!(
             d.handle(new, read(None)),
-            Command::ReadEarliest(Order::HeadOfLine)
+            Command::ReadEarliest {
+                order: Order::HeadOfLine,
+                held: vec![]
+            }
         );
     }
 
@@ -501,6 +758,7 @@ mod tests {
             run,
             Input::Head {
                 row: Some((head(1, 2, 900), Err(DeadReason::DestinationRemoved))),
+                gated: Some(gated("billing")),
                 now: NOW,
             },
         );
@@ -535,7 +793,10 @@ mod tests {
         );
         assert_eq!(
             d.handle(run, read(None)),
-            Command::ReadEarliest(Order::EachDue)
+            Command::ReadEarliest {
+                order: Order::EachDue,
+                held: vec![]
+            }
         );
         let retry = NOW.plus(Seconds(5));
         assert_eq!(
@@ -547,5 +808,149 @@ mod tests {
         let _ = d.handle(run, read(None));
         assert_eq!(d.handle::<()>(run, Input::Earliest(None)), Command::Done);
         assert!(!d.running());
+    }
+
+    #[test]
+    fn a_granted_row_is_sent_written_made_durable_then_reported_with_its_lease() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        assert_eq!(
+            d.handle(run, read_for("billing", head(1, 0, 900))),
+            ask("billing")
+        );
+        assert_eq!(
+            d.handle(run, asked(grant(7, false), None)),
+            Command::Send {
+                attempt: 1,
+                via: ()
+            }
+        );
+        let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
+        assert_eq!(
+            d.handle::<()>(run, Input::Written { applied: true }),
+            Command::Sync
+        );
+        assert_eq!(
+            d.handle::<()>(run, Input::Synced),
+            Command::Report {
+                destination: "billing".to_owned(),
+                entity: "card_1".to_owned(),
+                lease: LeaseId(7),
+                result: AttemptResult::Timeout,
+            }
+        );
+        assert_eq!(
+            d.handle::<()>(run, Input::Reported),
+            Command::ReadHead(Read::HeadAfter(1))
+        );
+    }
+
+    #[test]
+    fn a_granted_attempt_whose_row_moved_on_is_still_reported() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(grant(3, false), None));
+        let _ = d.handle(run, sent(ok(), &s));
+        assert!(matches!(
+            d.handle::<()>(run, Input::Written { applied: false }),
+            Command::Report {
+                lease: LeaseId(3),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_wait_writes_nothing_holds_its_destination_and_the_others_go_on() {
+        let s = Schedule::default();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let until = NOW.plus(Seconds(20));
+        let wait = Some(Ask::Wait {
+            until,
+            reason: crate::protect::WaitReason::Open,
+        });
+        assert_eq!(
+            d.handle(run, asked(wait, None)),
+            Command::ReadHead(Read::HeadAfter(1)),
+            "no write: the row and its attempts stay as they were"
+        );
+        // Another destination's head is asked and sent.
+        assert_eq!(
+            d.handle(run, read_for("audit", head(2, 0, 900))),
+            ask("audit")
+        );
+        let _ = d.handle(run, asked(grant(1, false), None));
+        let _ = d.handle(run, sent(ok(), &s));
+        let _ = d.handle::<()>(run, Input::Written { applied: true });
+        let _ = d.handle::<()>(run, Input::Synced);
+        let _ = d.handle::<()>(run, Input::Reported);
+        // The held destination's next row (a bucket's) is not asked about in this run.
+        assert_eq!(
+            d.handle(run, read_for("billing", head(4, 0, 900))),
+            Command::ReadHead(Read::HeadAfter(4))
+        );
+        assert_eq!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest {
+                order: Order::HeadOfLine,
+                held: vec!["billing".to_owned()]
+            }
+        );
+        assert_eq!(
+            d.handle::<()>(run, Input::Earliest(Some(NOW.plus(Seconds(60))))),
+            Command::SetAlarm(until),
+            "the earliest of the heads and the waits"
+        );
+    }
+
+    #[test]
+    fn a_pause_is_asked_again_a_poll_later_and_a_failed_call_a_second_later() {
+        for (answer, after) in [
+            (Some(Ask::Paused), PAUSED_POLL),
+            (None, GATE_UNREACHABLE_RETRY),
+        ] {
+            let mut d = Drain::default();
+            let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+            let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+            let _ = d.handle(run, asked(answer, None));
+            let _ = d.handle(run, read(None));
+            assert_eq!(
+                d.handle::<()>(run, Input::Earliest(None)),
+                Command::SetAlarm(NOW.plus(after))
+            );
+        }
+    }
+
+    #[test]
+    fn a_grant_after_an_outage_counts_the_retry_window_from_when_it_was_healthy_again() {
+        let s = Schedule::new(vec![Seconds(1)], Seconds(3_600)).unwrap();
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        // First attempted two hours ago: the window alone would make it a dead letter.
+        let mut old = head(1, 1, 900);
+        old.first_attempt_at = Some(UnixSeconds(NOW.0 - 7_200));
+        let _ = d.handle(run, read_for("billing", old));
+        let _ = d.handle(run, asked(grant(1, false), Some(UnixSeconds(NOW.0 - 60))));
+        let Command::Write { transition, .. } = d.handle(run, sent(AttemptResult::Timeout, &s))
+        else {
+            panic!("expected a write");
+        };
+        assert_eq!(transition.status(), OutboxStatus::Pending, "{transition:?}");
+        let Transition::Retry {
+            first_attempt_at, ..
+        } = transition
+        else {
+            panic!("expected a retry");
+        };
+        assert_eq!(
+            first_attempt_at,
+            UnixSeconds(NOW.0 - 7_200),
+            "its first attempt kept"
+        );
     }
 }

@@ -25,9 +25,9 @@
 //! requests is the destination's status document, which the admin API returns as it is
 //! ([`Answer::Status`]).
 //!
-//! Waiters are not woken ([`Protect::poll_wake`] is not called): a waiter asks again at the
-//! second its `Wait` names, so a freed slot idles for at most that second. Waking one needs
-//! an operation on the entity's object, which comes with the wiring of the drains.
+//! Waiters whose turn has come ([`Protect::poll_wake`]) are woken after every call
+//! ([`Command::Wake`], an operation on the entity's object that sets its alarm for now), so
+//! a freed slot does not idle until the second their `Wait` named.
 
 use std::fmt;
 
@@ -43,16 +43,11 @@ use crate::protect::{
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
 
-/// The settings of `source`'s destination named `destination`, or `None` when it has no
-/// such destination. Every destination is guarded with [`Settings::default`] until the
-/// configuration carries its own: this is where they will be read.
+/// The configured settings of `source`'s destination named `destination`, or `None`
+/// when it has no such destination.
 #[must_use]
 pub fn settings_for(source: &SourceConfig, destination: &str) -> Option<Settings> {
-    source
-        .destinations
-        .iter()
-        .any(|d| d.name == destination)
-        .then(Settings::default)
+    source.destination(destination).map(|d| d.forward.protect)
 }
 
 /// What a caller asks the gate object.
@@ -473,6 +468,9 @@ pub enum Command {
     Log(LogRecord),
     /// Set the object's alarm for this instant.
     SetAlarm(UnixSeconds),
+    /// Wake this entity's object (its name): a slot is free for it, and its `Wait` named
+    /// the next second; woken, its drain asks again at once, so the slot does not idle.
+    Wake(String),
     /// Answer the caller with this; the last command of a request.
     Answer(Answer),
 }
@@ -578,6 +576,9 @@ impl Gate {
                 self.armed = Some(at);
                 out.push(Command::SetAlarm(at));
             }
+        }
+        while let Some(entity) = protect.poll_wake() {
+            out.push(Command::Wake(entity));
         }
         out
     }

@@ -230,6 +230,28 @@ pub fn after_attempt(
     now: UnixSeconds,
     jitter: u16,
 ) -> Transition {
+    after_attempt_within(
+        head,
+        schedule,
+        result,
+        head.first_attempt_at.unwrap_or(now),
+        now,
+        jitter,
+    )
+}
+
+/// [`after_attempt`], with the retry window counted from `window_start` rather than the
+/// row's first attempt: a gated row's window starts when its destination was last healthy
+/// (`gate::window_start`), so an outage spends none of it.
+/// The row keeps its first attempt's time.
+pub fn after_attempt_within(
+    head: &Head,
+    schedule: &Schedule,
+    result: &AttemptResult,
+    window_start: UnixSeconds,
+    now: UnixSeconds,
+    jitter: u16,
+) -> Transition {
     let attempts = head.attempts.saturating_add(1);
     let first_attempt_at = head.first_attempt_at.unwrap_or(now);
     let finish = |status, result: String| Transition::Finish {
@@ -240,7 +262,7 @@ pub fn after_attempt(
         result,
         at: now,
     };
-    match schedule.next(attempts, result, first_attempt_at, now, jitter) {
+    match schedule.next(attempts, result, window_start, now, jitter) {
         Next::Delivered => finish(OutboxStatus::Delivered, result.to_string()),
         Next::DeadLetter(reason) => finish(OutboxStatus::Dead, dead_reason(result, reason)),
         Next::RetryAt(at) => Transition::Retry {

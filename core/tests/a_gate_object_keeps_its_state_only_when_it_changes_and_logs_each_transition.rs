@@ -21,6 +21,16 @@ fn call(settings: Settings, request: Request) -> Call {
     Call { settings, request }
 }
 
+/// `entity` asks, under `settings`.
+fn ask(settings: Settings, entity: &str) -> Call {
+    call(
+        settings,
+        Request::Ask {
+            entity: entity.into(),
+        },
+    )
+}
+
 /// The commands' kinds in order, e.g. `["keep", "log paused", "answer"]`.
 fn kinds(commands: &[Command]) -> Vec<String> {
     commands
@@ -32,6 +42,7 @@ fn kinds(commands: &[Command]) -> Vec<String> {
                 format!("log {}", v["state"].as_str().unwrap())
             }
             Command::SetAlarm(t) => format!("alarm {}", t.0 - at(0).0),
+            Command::Wake(e) => format!("wake {e}"),
             Command::Answer(_) => "answer".to_owned(),
         })
         .collect()
@@ -112,14 +123,7 @@ fn a_pause_is_kept_and_logged_once_and_a_second_pause_changes_nothing() {
 fn grants_set_the_alarm_for_the_earliest_lease_only() {
     let s = Settings::default();
     let mut gate = Gate::new(None);
-    let ask = |entity: &str| {
-        call(
-            s,
-            Request::Ask {
-                entity: entity.into(),
-            },
-        )
-    };
+    let ask = |entity: &str| ask(s, entity);
     let first = gate.handle(NAME, ask("a"), at(0));
     // The first call writes the row a new destination starts from.
     assert_eq!(kinds(&first), ["keep", "alarm 30", "answer"]);
@@ -210,4 +214,38 @@ fn new_settings_from_a_caller_are_kept_and_run_with() {
         panic!("a status");
     };
     assert_eq!(status.limit, 1);
+}
+
+#[test]
+fn a_report_that_frees_a_slot_wakes_the_entity_waiting_for_it() {
+    let s = Settings::builder().max_in_flight(1).build().unwrap();
+    let mut gate = Gate::new(None);
+    let ask = |entity: &str| ask(s, entity);
+    let first = gate.handle(NAME, ask("a"), at(0));
+    let Answer::Ask {
+        ask: Ask::Grant(g), ..
+    } = answer(&first)
+    else {
+        panic!("a is granted");
+    };
+    let waiting = gate.handle(NAME, ask("b"), at(0));
+    assert!(matches!(
+        answer(&waiting),
+        Answer::Ask {
+            ask: Ask::Wait { .. },
+            ..
+        }
+    ));
+    assert!(!kinds(&waiting).iter().any(|k| k.starts_with("wake")));
+    let report = Request::Report {
+        entity: "a".into(),
+        lease: g.lease,
+        result: AttemptResult::Status {
+            code: 204,
+            retry_after: None,
+        },
+    };
+    let kinds = kinds(&gate.handle(NAME, call(s, report), at(0)));
+    assert!(kinds.contains(&"wake b".to_owned()), "{kinds:?}");
+    assert_eq!(kinds.last().map(String::as_str), Some("answer"));
 }

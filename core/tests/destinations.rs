@@ -154,14 +154,23 @@ fn alarm(
     loop {
         let input = match command {
             drain::Command::ReadHead(read) => drain::Input::Head {
+                gated: store.read(read, NOW).map(|h| store.gated(&h)),
                 row: store
                     .read(read, NOW)
                     .map(|h| (h.clone(), Ok(h.seq as usize - 1))),
                 now: NOW,
             },
-            drain::Command::ReadEarliest(order) => {
-                drain::Input::Earliest(store.earliest_due(order))
+            drain::Command::ReadEarliest { order, held } => {
+                drain::Input::Earliest(store.earliest_due_except(order, &held))
             }
+            // The gates grant every attempt; their results reach nobody here.
+            drain::Command::Ask { via, .. } => drain::Input::Asked {
+                answer: Some(grant(1, NOW.plus(Seconds(30)))),
+                healthy_since: None,
+                via,
+                now: NOW,
+            },
+            drain::Command::Report { .. } => drain::Input::Reported,
             drain::Command::Send { via, .. } => {
                 let row = &store.outbox[via];
                 sent.push((row.destination.clone(), row.event_id.as_str().to_owned()));

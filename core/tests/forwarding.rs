@@ -7,6 +7,11 @@
 //! each destination, and each destination received each applied event it takes, keyed by
 //! the event id.
 //!
+//! With the gate in play (the last property), the destinations' gate objects grant, say
+//! wait, say paused, or cannot be reached, changing at random: a held destination spends
+//! nothing (no row's attempts or next attempt change), every lease granted is reported at
+//! most once, and the same end holds once the gates grant again.
+//!
 //! The runtime here is adversarial: it may start an alarm invocation at any time, while
 //! others run, and interleaves their steps freely. Only what a Durable Object really
 //! promises holds: an invocation ends within the runtime's limit on an alarm handler
@@ -25,6 +30,7 @@ use hookonce_core::drain::{self, Drain, RUN_LIMIT};
 use hookonce_core::event::Version;
 use hookonce_core::forward::forwarded_key;
 use hookonce_core::outbox::{Order, OutboxStatus, Transition};
+use hookonce_core::protect::{Ask, WaitReason};
 use hookonce_core::retry::{AttemptResult, Schedule};
 use hookonce_core::time::{Seconds, UnixSeconds};
 use proptest::prelude::*;
@@ -40,8 +46,20 @@ enum Answer {
     Timeout,
 }
 
+/// What the gates answer an ask, until a [`Step::Gate`] changes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GateSays {
+    Grant,
+    Wait,
+    Paused,
+    /// The call failed.
+    Unreachable,
+}
+
 #[derive(Clone, Debug)]
 enum Step {
+    /// The gates answer so from now on.
+    Gate(GateSays),
     /// A provider (re)sends event `i`; the object sets the alarm for now.
     Deliver(usize),
     /// The alarm is due (time jumps to it if it is later): an invocation starts.
@@ -60,6 +78,17 @@ enum Step {
 }
 
 fn steps(n: usize) -> impl Strategy<Value = Vec<Step>> {
+    steps_with(n, 0)
+}
+
+/// [`steps`], with a gate whose answer changes at weight `gate`.
+fn steps_with(n: usize, gate: u32) -> impl Strategy<Value = Vec<Step>> {
+    let says = prop_oneof![
+        Just(GateSays::Grant),
+        Just(GateSays::Wait),
+        Just(GateSays::Paused),
+        Just(GateSays::Unreachable),
+    ];
     let answer = prop_oneof![
         3 => Just(Answer::Ok),
         2 => Just(Answer::Fail),
@@ -73,12 +102,17 @@ fn steps(n: usize) -> impl Strategy<Value = Vec<Step>> {
         1 => (0..4usize).prop_map(Step::Fail),
         1 => (1u64..400).prop_map(Step::Wait),
         1 => Just(Step::Restart),
+        gate => says.prop_map(Step::Gate),
     ];
     prop::collection::vec(step, 1..120)
 }
 
 fn scenario() -> impl Strategy<Value = (Vec<i64>, Vec<Step>)> {
     timed_script(steps)
+}
+
+fn gated_scenario() -> impl Strategy<Value = (Vec<i64>, Vec<Step>)> {
+    timed_script(|n| steps_with(n, 2))
 }
 
 /// One alarm invocation: its handle, the command it carries out next, when it started.
@@ -103,6 +137,11 @@ struct World {
     answered: BTreeSet<usize>,
     /// What the destinations received: (row, destination, Idempotency-Key, version), in order.
     received: Vec<(usize, String, String, Version)>,
+    /// What the gates answer now.
+    gate: GateSays,
+    /// Leases granted and not yet reported; the last lease's number.
+    leases: BTreeSet<u64>,
+    last_lease: u64,
 }
 
 impl World {
@@ -118,6 +157,9 @@ impl World {
             schedule: Schedule::new(vec![Seconds(1), Seconds(5)], Schedule::MAX_WINDOW).unwrap(),
             answered: BTreeSet::new(),
             received: Vec::new(),
+            gate: GateSays::Grant,
+            leases: BTreeSet::new(),
+            last_lease: 0,
         }
     }
 
@@ -157,15 +199,59 @@ impl World {
         let inv = &mut self.running[k];
         let run = inv.run;
         let input = match std::mem::replace(&mut inv.next, drain::Command::Done) {
-            drain::Command::ReadHead(read) => drain::Input::Head {
-                row: self
-                    .store
-                    .read(read, self.now)
-                    .map(|h| (h.clone(), Ok(h.seq as usize - 1))),
-                now: self.now,
-            },
-            drain::Command::ReadEarliest(order) => {
-                drain::Input::Earliest(self.store.earliest_due(order))
+            drain::Command::ReadHead(read) => {
+                let head = self.store.read(read, self.now);
+                drain::Input::Head {
+                    gated: head.as_ref().map(|h| self.store.gated(h)),
+                    row: head.map(|h| (h.clone(), Ok(h.seq as usize - 1))),
+                    now: self.now,
+                }
+            }
+            drain::Command::ReadEarliest { order, held } => {
+                drain::Input::Earliest(self.store.earliest_due_except(order, &held))
+            }
+            drain::Command::Ask { via: row, .. } => {
+                let answer = match self.gate {
+                    GateSays::Grant => {
+                        self.last_lease += 1;
+                        self.leases.insert(self.last_lease);
+                        Some(grant(self.last_lease, self.now.plus(Seconds(30))))
+                    }
+                    GateSays::Wait => Some(Ask::Wait {
+                        until: self.now.plus(Seconds(3)),
+                        reason: WaitReason::Open,
+                    }),
+                    GateSays::Paused => Some(Ask::Paused),
+                    GateSays::Unreachable => None,
+                };
+                let granted = self.gate == GateSays::Grant;
+                let before = self.store.outbox[row].clone();
+                let next = self.drain.handle(
+                    run,
+                    drain::Input::Asked {
+                        answer,
+                        healthy_since: None,
+                        via: row,
+                        now: self.now,
+                    },
+                );
+                if !granted {
+                    // Held: nothing spent, nothing sent, nothing written.
+                    prop_assert!(
+                        matches!(next, drain::Command::ReadHead(_) | drain::Command::Done),
+                        "a held row went on to {next:?}"
+                    );
+                    prop_assert_eq!(&self.store.outbox[row], &before);
+                }
+                self.running[k].next = next;
+                return Ok(());
+            }
+            drain::Command::Report { lease, .. } => {
+                prop_assert!(
+                    self.leases.remove(&lease.0),
+                    "lease {lease:?} reported twice or never granted"
+                );
+                drain::Input::Reported
             }
             drain::Command::Send { via: row, .. } => {
                 // The output gate: a request leaves only once every earlier write is durable.
@@ -322,15 +408,17 @@ fn check(events: Vec<Signed>, script: Vec<Step>) -> Result<(), TestCaseError> {
                 w.enforce_limit();
             }
             Step::Restart => w.restart(),
+            Step::Gate(says) => w.gate = says,
         }
     }
+    w.gate = GateSays::Grant;
 
     // Every provider delivery arrives; then the runtime behaves and the application
     // answers 2xx: every invocation runs to its end, and the alarm fires when due.
     for i in 0..n {
         w.deliver(i);
     }
-    for _ in 0..10_000 {
+    for _ in 0..100_000 {
         if let Some(k) = w.running.len().checked_sub(1) {
             w.advance(k, Answer::Ok)?;
         } else if w.alarm.is_some() {
@@ -423,6 +511,25 @@ proptest! {
                 body["type"] = json!("cardholder.frozen");
             }
             parse_signed(&source, &body).unwrap()
+        });
+        check(events.collect(), script)?;
+    }
+
+    #[test]
+    fn a_gate_that_says_wait_or_paused_at_random_spends_nothing_loses_nothing_and_keeps_order(
+        (times, script) in gated_scenario()
+    ) {
+        let source = SourceConfig::from_json("cockpit", &json!({
+            "scheme": "standard-webhooks",
+            "secrets": ["COCKPIT_SECRET"],
+            "effects": { "cardholder.updated": "snapshot" },
+            "destinations": {
+                "app": { "url": "https://app.example/hooks" },
+                "audit": { "queue": "AUDIT" },
+            },
+        })).unwrap();
+        let events = times.iter().enumerate().map(|(i, t)| {
+            parse_signed(&source, &snapshot(&format!("evt_{i}"), "card_1", *t, "s")).unwrap()
         });
         check(events.collect(), script)?;
     }

@@ -3,10 +3,11 @@
 
 mod common;
 
-use common::{cockpit, parse_signed, snapshot, Signed, NOW};
+use common::{cockpit, grant, parse_signed, snapshot, Signed, NOW};
 use hookonce_core::decide::{Claim, Lease, Outcome, Plan, Said, Stored, Write};
 use hookonce_core::entity::{Answer, Command, Guard, Ingest, Input, Known, Reads, Report};
 use hookonce_core::feed::FeedOutcome;
+use hookonce_core::protect::{Ask, LeaseId, WaitReason};
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::time::{Seconds, UnixSeconds};
 use serde_json::json;
@@ -161,9 +162,32 @@ fn claimed(ingest: &mut Ingest<'_>) -> UnixSeconds {
     assert!(matches!(ingest.writes(), [Write::Claim(_)]));
     // The read found no snapshot: the object keeps that.
     assert_eq!(written(ingest, 1), Command::KeepVersion(None));
-    match ingest.handle(Input::Kept) {
+    assert_eq!(ingest.handle(Input::Kept), Command::AskGate);
+    match ingest.handle(Input::Asked(Some(grant(4, NOW.plus(Seconds(30)))))) {
         Command::Send { until } => until,
-        other => panic!("a claim is sent, not {other:?}"),
+        other => panic!("a granted claim is sent, not {other:?}"),
+    }
+}
+
+/// The call came to `result` at `now`: its result is reported to the gate under the
+/// grant's lease (when there is one to report), then the delivery goes on.
+fn sent(ingest: &mut Ingest<'_>, result: Option<AttemptResult>, now: UnixSeconds) -> Command {
+    let next = ingest.handle(Input::Sent {
+        result: result.clone(),
+        now,
+    });
+    match result {
+        Some(r) => {
+            assert_eq!(
+                next,
+                Command::ReportToGate {
+                    lease: LeaseId(4),
+                    result: r
+                }
+            );
+            ingest.handle(Input::GateReported)
+        }
+        None => next,
     }
 }
 
@@ -185,10 +209,7 @@ fn a_synchronous_call_answered_2xx_commits_from_a_fresh_read() {
     let until = claimed(&mut ingest);
     assert_eq!(until, NOW.plus(Seconds(30)));
     let later = NOW.plus(Seconds(1));
-    let read = ingest.handle(Input::Sent {
-        result: status(204),
-        now: later,
-    });
+    let read = sent(&mut ingest, status(204), later);
     assert!(matches!(read, Command::Read(Reads { claim: true, .. })));
     let held = Stored {
         claim: Some(Claim {
@@ -228,10 +249,7 @@ fn a_synchronous_call_that_fails_gives_its_claim_back_and_answers_502_released()
             NOW,
         );
         let until = claimed(&mut ingest);
-        let read = ingest.handle(Input::Sent {
-            result: result.clone(),
-            now: NOW,
-        });
+        let read = sent(&mut ingest, result.clone(), NOW);
         assert_eq!(read, Command::ReadClaim);
         let claim = Claim {
             holder: Some(Lease {
@@ -252,6 +270,54 @@ fn a_synchronous_call_that_fails_gives_its_claim_back_and_answers_502_released()
 }
 
 #[test]
+fn a_destination_its_gate_holds_gets_nothing_and_the_claim_is_given_back_with_502_released() {
+    let wait = Ask::Wait {
+        until: NOW.plus(Seconds(20)),
+        reason: WaitReason::Open,
+    };
+    for answer in [Some(wait), Some(Ask::Paused), None] {
+        let e = forwarding("sync");
+        let mut ingest = Ingest::new(
+            e.delivery(),
+            Plan::for_source(&e.source, e.kind().as_str()),
+            NOW,
+        );
+        assert_eq!(
+            ingest.start(KNOWS_NOTHING),
+            Command::Read(Reads {
+                ledger: false,
+                claim: true,
+                version: true,
+            })
+        );
+        let _ = ingest.handle(Input::Stored(Stored::default()));
+        let _ = written(&mut ingest, 1);
+        assert_eq!(ingest.handle(Input::Kept), Command::AskGate);
+        assert_eq!(
+            ingest.handle(Input::Asked(answer)),
+            Command::ReadClaim,
+            "nothing is sent: {answer:?}"
+        );
+        let claim = Claim {
+            holder: Some(Lease {
+                event_id: e.event.id().clone(),
+                until: NOW.plus(Seconds(30)),
+            }),
+            newest: None,
+        };
+        assert!(matches!(
+            ingest.handle(Input::Claim(Some(claim))),
+            Command::Write { .. }
+        ));
+        assert!(matches!(ingest.writes(), [Write::Release { .. }]));
+        let Command::Answer(Answer::Released { detail }) = written(&mut ingest, 1) else {
+            panic!("a held destination's claim is given back and answered");
+        };
+        assert!(detail.contains("nothing was sent"), "{detail}");
+    }
+}
+
+#[test]
 fn a_claim_taken_over_meanwhile_is_not_released() {
     let e = forwarding("sync");
     let mut ingest = Ingest::new(
@@ -260,13 +326,7 @@ fn a_claim_taken_over_meanwhile_is_not_released() {
         NOW,
     );
     claimed(&mut ingest);
-    assert_eq!(
-        ingest.handle(Input::Sent {
-            result: status(503),
-            now: NOW
-        }),
-        Command::ReadClaim
-    );
+    assert_eq!(sent(&mut ingest, status(503), NOW), Command::ReadClaim);
     let other = Claim {
         holder: Some(Lease {
             event_id: hookonce_core::event::EventId::new("evt_2").unwrap(),

@@ -5,15 +5,18 @@
 
 use std::cell::RefCell;
 
-use hookonce_core::gate::{Call, Command, Gate};
+use hookonce_core::config::SourceConfig;
+use hookonce_core::gate::{settings_for, Answer, Call, Command, Gate, Request as GateRequest};
 use hookonce_core::log::LogLevel;
+use hookonce_core::names::gate_name;
 use hookonce_core::time::UnixSeconds;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, web_sys, Env, Request, Response, Result, ScheduledTime, State};
 
+use crate::internal::{Op, ENTITY_BINDING, GATE_BINDING, GATE_URL};
 use crate::store::gate::GateStore;
 use crate::task::export_object;
-use crate::{clock, logs, problem, sources};
+use crate::{clock, http, logs, problem, sources};
 
 export_object!(GateObjectClass as "GateObject" for GateObject, alarm);
 
@@ -69,6 +72,14 @@ impl GateObject {
                 Command::Keep(saved) => store.keep(&saved)?,
                 Command::Log(record) => logs::emit(level, record),
                 Command::SetAlarm(at) => set_alarm(&self.state, at).await?,
+                // Best effort: an entity not woken asks again at the second it was told.
+                Command::Wake(entity) => {
+                    let url = Op::Wake.url();
+                    let woken = http::query_object(&self.env, ENTITY_BINDING, &entity, &url, true);
+                    if let Err(e) = woken.await {
+                        worker::console_error!("hookonce: waking {entity} failed: {e}");
+                    }
+                }
                 Command::Answer(answer) => {
                     return problem::bytes_response(200, answer.encode(), "application/json")
                 }
@@ -83,4 +94,30 @@ async fn set_alarm(state: &State, at: UnixSeconds) -> Result<()> {
     // A date, not the bare number: workers-rs reads an `i64` as an offset from now.
     let date = js_sys::Date::new(&JsValue::from_f64((at.0 * 1000) as f64));
     state.storage().set_alarm(ScheduledTime::new(date)).await
+}
+
+/// One request to the gate of `source`'s destination `destination`, with the settings the
+/// configuration gives it: one object round trip. `Err` says why no answer came (no such
+/// destination, the call failed, or its answer was not one), for the caller to log.
+pub async fn call(
+    env: &Env,
+    source: &SourceConfig,
+    destination: &str,
+    request: GateRequest,
+) -> std::result::Result<Answer, String> {
+    let settings = settings_for(source, destination)
+        .ok_or_else(|| format!("source {} has no destination {destination}", source.name))?;
+    let body = Call { settings, request }.encode();
+    let object = gate_name(&source.name, destination);
+    let answered = async {
+        let resp = http::call_object(env, GATE_BINDING, &object, GATE_URL, None, &body).await?;
+        let mut resp = Response::from(resp);
+        Ok::<_, worker::Error>((resp.status_code(), resp.bytes().await?))
+    };
+    match answered.await {
+        Ok((200, bytes)) => Answer::decode(&bytes)
+            .ok_or_else(|| format!("gate {object} answered what is not an answer")),
+        Ok((status, _)) => Err(format!("gate {object} answered {status}")),
+        Err(e) => Err(format!("calling gate {object} failed: {e}")),
+    }
 }

@@ -44,6 +44,8 @@ pub enum Op {
     Redeliver(String, Option<String>),
     /// Send a destination the entity's kept events since a time, unix seconds.
     Backfill(String, i64),
+    /// Set the alarm for now: the destination's gate has a slot for this object's rows.
+    Wake,
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -76,6 +78,7 @@ impl Op {
                 )
             }
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
+            Op::Wake => format!("{base}/wake"),
         }
     }
 
@@ -89,6 +92,7 @@ impl Op {
                 | Op::Redeliver(..)
                 | Op::Backfill(..)
                 | Op::Buckets(_)
+                | Op::Wake
         )
     }
 
@@ -109,6 +113,7 @@ impl Op {
                 destination()?,
                 query_param(query, "since")?.ok()?.parse().ok()?,
             ),
+            "/wake" => Op::Wake,
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
             _ => return None,
         })

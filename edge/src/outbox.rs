@@ -4,6 +4,10 @@
 //! What an entity's alarm does after that (notes, pruning, its report to the feed) is core's
 //! `entity::upkeep`, carried out by the entity object.
 //!
+//! A row bound for a source's destination asks that destination's gate object first, and
+//! reports the result after (`gate::call`, one call per arm); a failed call is a wait of
+//! a second.
+//!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
 //! after a crash only the head row can go out again, never an older one after a newer one:
 //! always with the same `Idempotency-Key` (the event id) and the same `webhook-id`.
@@ -11,10 +15,12 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use hookonce_core::config::DEFAULT_DESTINATION;
 use hookonce_core::drain::{
-    unconfigured, Command as DrainCommand, Drain, Input as DrainInput, Read, Run as DrainRun,
+    unconfigured, Command as DrainCommand, Drain, Gated, Input as DrainInput, Read, Run as DrainRun,
 };
 use hookonce_core::forward::Outgoing;
+use hookonce_core::gate::{Answer as GateAnswer, Request as GateRequest};
 use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
 use hookonce_core::names::order_of;
@@ -28,7 +34,7 @@ use worker::{js_sys, Env, ScheduledTime, State, Storage};
 use crate::send;
 use crate::sources::{self, Loaded};
 use crate::store::{outbox as store, sqlite};
-use crate::{clock, logs, task};
+use crate::{clock, gate, logs, task};
 
 /// What an object knows of its own alarm, until the alarm fires. An applied event makes
 /// sure the alarm is set for its body's expiry; with this, that costs a storage round trip
@@ -189,6 +195,9 @@ async fn deliver_due(
 ) -> worker::Result<()> {
     let storage = state.storage();
     let sql = storage.sql();
+    // The key the gates count this object by: its name (an entity's, or a bucket's).
+    let entity = state.id().name().unwrap_or_default();
+    let mut gate_trouble_logged = false;
     let mut due: Option<store::Due> = None;
     loop {
         let input = match command {
@@ -204,8 +213,49 @@ async fn deliver_due(
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
                 DrainInput::Head {
                     row,
+                    gated: due.as_ref().and_then(|d| gated(d, &entity)),
                     now: clock::now(),
                 }
+            }
+            // A failed call counts as a wait of a second: nothing is spent.
+            DrainCommand::Ask {
+                destination,
+                entity,
+                via,
+            } => {
+                let asked = GateRequest::Ask { entity };
+                let (answer, healthy_since) =
+                    match call_gate(env, loaded, &via.due.source, &destination, asked).await {
+                        Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
+                        other => {
+                            log_gate_trouble(&mut gate_trouble_logged, &other);
+                            (None, None)
+                        }
+                    };
+                DrainInput::Asked {
+                    answer,
+                    healthy_since,
+                    via,
+                    now: clock::now(),
+                }
+            }
+            // A lost report holds its slot at the gate only until the lease ends.
+            DrainCommand::Report {
+                destination,
+                entity,
+                lease,
+                result,
+            } => {
+                let source = due.as_ref().map_or("", |d| d.source.as_str());
+                let request = GateRequest::Report {
+                    entity,
+                    lease,
+                    result,
+                };
+                if let Err(e) = call_gate(env, loaded, source, &destination, request).await {
+                    log_gate_trouble(&mut gate_trouble_logged, &Err::<GateAnswer, _>(e));
+                }
+                DrainInput::Reported
             }
             DrainCommand::Send { attempt, via } => DrainInput::Sent {
                 result: {
@@ -229,8 +279,8 @@ async fn deliver_due(
                 }
                 DrainInput::Written { applied }
             }
-            DrainCommand::ReadEarliest(order) => {
-                DrainInput::Earliest(store::earliest(&sql, order)?)
+            DrainCommand::ReadEarliest { order, held } => {
+                DrainInput::Earliest(store::earliest(&sql, order, &held)?)
             }
             // Durable before the next row goes out: a crash now re-sends nothing older.
             DrainCommand::Sync => {
@@ -244,6 +294,44 @@ async fn deliver_due(
             DrainCommand::Done => return Ok(()),
         };
         command = runs.0.borrow_mut().handle(run, input);
+    }
+}
+
+/// The gate `due` asks before it is sent, counted under `entity`: its source's destination
+/// (`default` when unnamed); none for a published message's own URL.
+fn gated(due: &store::Due, entity: &str) -> Option<Gated> {
+    due.url.is_none().then(|| Gated {
+        destination: due
+            .dest_name
+            .clone()
+            .unwrap_or_else(|| DEFAULT_DESTINATION.to_owned()),
+        entity: entity.to_owned(),
+    })
+}
+
+/// One request to the gate of `source`'s `destination`.
+async fn call_gate(
+    env: &Env,
+    loaded: &Loaded,
+    source: &str,
+    destination: &str,
+    request: GateRequest,
+) -> Result<GateAnswer, String> {
+    let config = loaded
+        .source(source)
+        .ok_or_else(|| format!("no source {source}"))?;
+    gate::call(env, &config.config, destination, request).await
+}
+
+/// Logs the first trouble with a gate in a run (its calls are retried a second later, so
+/// an unreachable gate would log every second otherwise).
+fn log_gate_trouble(logged: &mut bool, trouble: &Result<GateAnswer, String>) {
+    if std::mem::replace(logged, true) {
+        return;
+    }
+    match trouble {
+        Err(e) => worker::console_error!("hookonce: {e}; the row waits a second"),
+        Ok(a) => worker::console_error!("hookonce: a gate answered an ask with {a:?}"),
     }
 }
 

@@ -70,6 +70,8 @@ pub struct Storm {
     pub seed: u64,
     /// How long the outbox may take to drain after the last kill.
     pub converge_within: Duration,
+    /// The destination's `breaker` table, if not the default.
+    pub breaker: Option<Value>,
 }
 
 impl Storm {
@@ -91,6 +93,7 @@ impl Storm {
             },
             seed: 15,
             converge_within: Duration::from_secs(120),
+            breaker: None,
         }
     }
 
@@ -150,16 +153,20 @@ impl Storm {
             .prefix("hookonce-storm-")
             .tempdir()
             .expect("state dir on disk");
+        let mut forward = json!({
+            "url": o.url("/hooks"),
+            "mode": "async",
+            // Small retry delays so the storm converges fast; a long window so no row
+            // becomes a dead letter.
+            "schedule_secs": [1],
+            "window_secs": 3600,
+            "timeout_secs": 5,
+        });
+        if let Some(breaker) = &self.breaker {
+            forward["breaker"] = breaker.clone();
+        }
         let mut w = Workerd::builder()
-            .sources(origin::sources(json!({
-                "url": o.url("/hooks"),
-                "mode": "async",
-                // Small retry delays so the storm converges fast; a long window so no row
-                // becomes a dead letter.
-                "schedule_secs": [1],
-                "window_secs": 3600,
-                "timeout_secs": 5,
-            })))
+            .sources(origin::sources(forward))
             .start_in(state.path());
 
         let sends = plan.sends();

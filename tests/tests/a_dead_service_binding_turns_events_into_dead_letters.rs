@@ -1,6 +1,8 @@
-//! `forward.service` bound to a Worker that is not running: every attempt fails, so each
-//! event is retried until the window is spent and then becomes a dead letter, listed per
-//! source, exactly as an HTTPS destination that never answers; later events still go.
+//! `forward.service` bound to a Worker that is not running: every attempt fails, so the
+//! first event is retried until its window is spent and then becomes a dead letter, listed
+//! per source, exactly as an HTTPS destination that never answers; the next events go
+//! after it. Five failures in a row open the destination's breaker: from then on no
+//! attempt is made and no row changes (none becomes a dead letter for the outage).
 
 use std::time::{Duration, Instant};
 
@@ -14,7 +16,7 @@ fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
     let o = Origin::start();
     let w = peers::builder(
         &o,
-        json!({ "service": "GONE", "schedule_secs": [1], "window_secs": 3, "timeout_secs": 2 }),
+        json!({ "service": "GONE", "schedule_secs": [1], "window_secs": 2, "timeout_secs": 2 }),
     )
     .config(
         "services",
@@ -24,10 +26,24 @@ fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
 
     origin::deliver(&w, "evt_gone_1", "svc_gone");
     origin::deliver(&w, "evt_gone_2", "svc_gone");
-    let rows = origin::wait_outbox(&w, "svc_gone", Duration::from_secs(30), |rows| {
-        rows.len() == 2 && rows.iter().all(|r| r["status"] == "dead")
-    });
-    for row in &rows {
+    origin::deliver(&w, "evt_gone_3", "svc_gone");
+    // A 2 s window with 1 s retries gives each event 2 to 4 attempts: the first is a dead
+    // letter before the breaker's fifth failure, which the next two make sure of.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while admin_get(&w, "/sources/acme/destinations/default/status").json()["circuit"] != "open" {
+        assert!(Instant::now() < deadline, "the breaker never opened");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let rows = origin::outbox(&w, "svc_gone");
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(
+        origin::outbox(&w, "svc_gone"),
+        rows,
+        "nothing changes while it is open"
+    );
+    assert_eq!(rows[0]["status"], "dead", "{rows:#?}");
+    let dead: Vec<_> = rows.iter().filter(|r| r["status"] == "dead").collect();
+    for row in &dead {
         assert!(
             row["attempts"].as_u64().unwrap() >= 2,
             "retried first: {row}"
@@ -42,7 +58,7 @@ fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
         let r = admin_get(&w, "/sources/acme/dead");
         assert_eq!(r.status, 200, "{r}");
         let listed = r.json()["dead"].as_array().cloned().unwrap_or_default();
-        if listed.len() == 2 {
+        if listed.len() == dead.len() {
             assert!(
                 listed.iter().all(|d| d["entity"] == "svc_gone"),
                 "{listed:#?}"

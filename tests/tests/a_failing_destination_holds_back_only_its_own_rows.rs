@@ -16,22 +16,6 @@ fn destination(o: &Origin) -> serde_json::Value {
     })
 }
 
-/// The keys `o` received (answered 2xx, if `delivered_only`), in the order it first did.
-fn firsts(o: &Origin, delivered_only: bool) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::new();
-    for r in o
-        .requests()
-        .iter()
-        .filter(|r| !delivered_only || r.reply == Reply::OK)
-    {
-        let key = r.must("idempotency-key").to_owned();
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys
-}
-
 #[test]
 fn one_destination_down_holds_back_none_of_the_others_rows_then_catches_up_in_order() {
     let (down, up) = (Origin::start(), Origin::start());
@@ -43,12 +27,12 @@ fn one_destination_down_holds_back_none_of_the_others_rows_then_catches_up_in_or
     up.wait_for(Duration::from_secs(10), |reqs| {
         reqs.iter().filter(|r| r.reply == Reply::OK).count() >= sent.len()
     });
-    let audit = firsts(&up, true);
+    let audit = up.first_keys(true);
     assert_eq!(audit.len(), sent.len(), "each event once: {audit:?}");
     let ids: Vec<&str> = audit.iter().map(String::as_str).collect();
     assert_in_order_per_entity(&sent, &ids);
     assert!(
-        firsts(&down, true).is_empty() && !down.requests().is_empty(),
+        down.first_keys(true).is_empty() && !down.requests().is_empty(),
         "billing was tried and failed meanwhile"
     );
     let rows = origin::outbox(&w, "ent_a");
@@ -66,12 +50,12 @@ fn one_destination_down_holds_back_none_of_the_others_rows_then_catches_up_in_or
         let ok = reqs.iter().filter(|r| r.reply == Reply::OK);
         ok.count() >= sent.len()
     });
-    let billing = firsts(&down, true);
+    let billing = down.first_keys(true);
     assert_eq!(billing.len(), sent.len(), "{billing:?}");
     let ids: Vec<&str> = billing.iter().map(String::as_str).collect();
     assert_in_order_per_entity(&sent, &ids);
     // Nothing reached billing out of order while it failed either: first attempts too.
-    let tried = firsts(&down, false);
+    let tried = down.first_keys(false);
     let ids: Vec<&str> = tried.iter().map(String::as_str).collect();
     assert_in_order_per_entity(&sent, &ids);
 }

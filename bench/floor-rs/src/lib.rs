@@ -123,3 +123,4 @@ object!(EntityObject as "EntityObject", || {
 // The same namespaces as the other workers, so all run under one config shape.
 object!(KeyObject as "KeyObject", || text(404, ""));
 object!(FeedObject as "FeedObject", || text(404, ""));
+object!(GateObject as "GateObject", || text(404, ""));

@@ -5,6 +5,7 @@ use std::fmt;
 use crate::custom::SpecError;
 use crate::filter::PatternError;
 use crate::outbound::Refusal;
+use crate::protect::SettingsError;
 use crate::retention::{RetentionError, MIN_RETENTION};
 use crate::retry::ScheduleError;
 
@@ -60,6 +61,8 @@ pub enum FieldError {
     Spec(SpecError),
     /// A destination's `types` the filter refuses.
     Pattern(PatternError),
+    /// A destination's breaker or cap setting out of range.
+    Protect(SettingsError),
 }
 
 impl FieldError {
@@ -70,6 +73,7 @@ impl FieldError {
             FieldError::Schedule(e) => Some(e),
             FieldError::Spec(e) => Some(e),
             FieldError::Pattern(e) => Some(e),
+            FieldError::Protect(e) => Some(e),
         }
     }
 }
@@ -90,6 +94,17 @@ impl fmt::Display for FieldError {
             ),
             FieldError::Spec(e) => e.fmt(f),
             FieldError::Pattern(e) => e.fmt(f),
+            // The path already names the field (as configured, which may differ from
+            // protect's own name for it): say only what it must be.
+            FieldError::Protect(e) => {
+                let message = e.to_string();
+                f.write_str(
+                    message
+                        .strip_prefix(e.field())
+                        .unwrap_or(&message)
+                        .trim_start(),
+                )
+            }
         }
     }
 }

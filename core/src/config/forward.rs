@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::protect::{Settings, SettingsError};
 use crate::retry::{Schedule, ScheduleError};
 use crate::time::Seconds;
 use crate::urls::is_http_url;
@@ -70,6 +71,9 @@ pub struct Forward {
     pub timeout: Seconds,
     /// Lease held by a synchronous call.
     pub lease: Seconds,
+    /// Its breaker and caps (`max_in_flight`, `max_per_second`, `breaker`), shared by
+    /// every entity sending to it.
+    pub protect: Settings,
 }
 
 /// A Worker binding name, as wrangler accepts them: a JavaScript identifier without `$`.
@@ -166,11 +170,70 @@ pub(super) fn forward_fields(at: &str, r: &mut Reader) -> Result<Forward, Config
     if lease <= timeout {
         return Err(r.invalid("lease_secs", "must be longer than timeout_secs"));
     }
+    let protect = protection(r)?;
     Ok(Forward {
         destination,
         mode,
         schedule,
         timeout,
         lease,
+        protect,
     })
+}
+
+/// Reads `max_in_flight`, `max_per_second` and the `breaker` table; what is absent keeps
+/// [`Settings::default`]'s value, and [`Settings::builder`] checks the ranges.
+fn protection(r: &mut Reader) -> Result<Settings, ConfigError> {
+    let mut b = Settings::builder();
+    if let Some(n) = count(r, "max_in_flight")? {
+        b = b.max_in_flight(n);
+    }
+    if let Some(n) = count(r, "max_per_second")? {
+        b = b.max_per_second(Some(n));
+    }
+    if let Some(table) = r.get("breaker") {
+        let mut t = Reader::new(r.path("breaker"), table)?;
+        if let Some(n) = count(&mut t, "failures")? {
+            b = b.failure_threshold(n);
+        }
+        if let Some(n) = count(&mut t, "failure_rate")? {
+            // Above 255 is out of range either way: the builder refuses it as 255.
+            b = b.failure_rate(u8::try_from(n).unwrap_or(u8::MAX));
+        }
+        if let Some(n) = count(&mut t, "min_attempts")? {
+            b = b.min_attempts(n);
+        }
+        if let Some(s) = t.seconds("window_secs")? {
+            b = b.window_secs(s.0);
+        }
+        if let Some(s) = t.seconds("cool_down_secs")? {
+            b = b.cool_down_secs(s.0);
+        }
+        if let Some(s) = t.seconds("max_cool_down_secs")? {
+            b = b.max_cool_down_secs(s.0);
+        }
+        t.finish()?;
+    }
+    b.build().map_err(|e| {
+        let key = match e {
+            SettingsError::MaxInFlight | SettingsError::MaxPerSecond | SettingsError::LeaseSecs => {
+                e.field().to_owned()
+            }
+            SettingsError::FailureThreshold => "breaker.failures".to_owned(),
+            _ => format!("breaker.{}", e.field()),
+        };
+        r.refused(&key, FieldError::Protect(e))
+    })
+}
+
+/// A whole number, if the field is there; one beyond `u32` is kept as `u32::MAX`, which
+/// every count's range refuses.
+fn count(r: &mut Reader, key: &'static str) -> Result<Option<u32>, ConfigError> {
+    match r.get(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(|n| Some(u32::try_from(n).unwrap_or(u32::MAX)))
+            .ok_or_else(|| r.invalid(key, "expected a whole number")),
+    }
 }

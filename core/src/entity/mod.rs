@@ -18,21 +18,28 @@
 //!    guarded record that finds its id recorded wrote nothing: then read and decide.
 //!    [`Command::KeepVersion`] is the snapshot version the store holds after it.
 //! 4. [`Command::SetAlarm`] for what the writes queued or kept.
-//! 5. Synchronous forwarding: a claim makes the object [`Command::Send`] the event while the
-//!    provider waits. If it is delivered ([`AttemptResult::delivered`]) the delivery is
+//! 5. Synchronous forwarding: a claim makes the object ask the destination's gate
+//!    ([`Command::AskGate`]: breaker, cap, rate, pause, shared with the drains). While the
+//!    gate holds the destination (or cannot be asked), nothing is sent: the claim is given
+//!    back at once and the provider told to retry (`502`, [`Said::Released`]), which is the
+//!    provider's own retry schedule standing in for the outbox's. Granted, the object
+//!    [`Command::Send`]s the event while the provider waits, and reports the result to the
+//!    gate ([`Command::ReportToGate`]; a lost report holds its slot only until the lease
+//!    ends). If it is delivered ([`AttemptResult::delivered`]) the delivery is
 //!    decided again under [`Plan::Commit`], from a fresh read; if not, the claim is read
 //!    ([`Command::ReadClaim`]) and given back ([`release`]), and the provider told to retry.
 //! 6. [`Command::Report`] the decision (log line and feed note), then [`Command::Answer`].
 //!
 //! Every read is handed back in the same turn as the write that follows it, so the adapter
-//! carries out each read–decide–write with no `.await` inside: only [`Command::SetAlarm`]
-//! and [`Command::Send`] wait.
+//! carries out each read–decide–write with no `.await` inside: only [`Command::SetAlarm`],
+//! the gate's calls and [`Command::Send`] wait.
 
 use crate::decide::{
     decide, decide_unread, release, Claim, Decision, Delivery, Plan, Said, Stored, Write,
 };
 use crate::event::{Effect, Version};
 use crate::feed::FeedOutcome;
+use crate::protect::{Ask, LeaseId};
 use crate::retention::Lifetimes;
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
@@ -106,6 +113,17 @@ pub enum Command {
     KeepVersion(Option<Version>),
     /// Make sure the alarm fires no later than this; then [`Input::AlarmSet`].
     SetAlarm(UnixSeconds),
+    /// Ask the synchronous destination's gate whether this entity may make an attempt now;
+    /// then [`Input::Asked`].
+    AskGate,
+    /// Report the granted attempt's result to the synchronous destination's gate; then
+    /// [`Input::GateReported`], whether or not the report arrived.
+    ReportToGate {
+        /// The grant's lease.
+        lease: LeaseId,
+        /// How the attempt ended.
+        result: AttemptResult,
+    },
     /// Call the destination once, with the delivery's body, while the provider waits; then
     /// [`Input::Sent`].
     Send {
@@ -201,6 +219,11 @@ pub enum Input<'k> {
         /// The adapter's clock.
         now: UnixSeconds,
     },
+    /// What the gate answered [`Command::AskGate`]; `None` when the call failed or its
+    /// answer was unreadable.
+    Asked(Option<Ask>),
+    /// [`Command::ReportToGate`] is done.
+    GateReported,
     /// What [`Command::ReadClaim`] found.
     Claim(Option<Claim>),
     /// [`Command::Report`] is done.
@@ -220,14 +243,18 @@ enum Step<'e> {
     Keeping(Decision<'e>, usize),
     /// The alarm after the writes.
     Alarming(Decision<'e>, usize),
-    /// The synchronous call, under a lease until then.
-    Sending(UnixSeconds),
+    /// The gate's answer, for a call under a lease until then.
+    Asking(UnixSeconds),
+    /// The synchronous call, under a lease until then, and the gate's lease.
+    Sending(UnixSeconds, LeaseId),
+    /// The gate told of the call's result.
+    Reporting(UnixSeconds, Option<AttemptResult>, UnixSeconds),
     /// The claim's read, to give back the lease until then.
     ReadingClaim(UnixSeconds, String),
     /// The claim given back.
     Releasing(Write<'e>, String),
     /// The report, before the answer.
-    Reporting(Answer),
+    Concluding(Answer),
     /// Answered.
     Done,
 }
@@ -332,21 +359,32 @@ impl<'e> Ingest<'e> {
             }
             (Step::Keeping(decision, rows), Input::Kept) => self.written(decision, rows),
             (Step::Alarming(decision, rows), Input::AlarmSet(_)) => self.conclude(decision, rows),
-            (Step::Sending(until), Input::Sent { result, now }) => match result {
-                Some(r) if r.delivered() => {
-                    self.plan = Plan::Commit;
-                    self.now = now;
-                    self.read()
+            (Step::Asking(until), Input::Asked(answer)) => {
+                let held = match answer {
+                    Some(Ask::Grant(grant)) => {
+                        self.step = Step::Sending(until, grant.lease);
+                        return Command::Send { until };
+                    }
+                    Some(Ask::Wait { until, .. }) => format!("held until {}", until.0),
+                    Some(Ask::Paused) => "paused by an operator".to_owned(),
+                    None => "its gate could not be asked".to_owned(),
+                };
+                self.step = Step::ReadingClaim(
+                    until,
+                    format!("destination {held}; nothing was sent, the provider should retry"),
+                );
+                Command::ReadClaim
+            }
+            (Step::Sending(until, lease), Input::Sent { result, now }) => match result {
+                Some(r) => {
+                    self.step = Step::Reporting(until, Some(r.clone()), now);
+                    Command::ReportToGate { lease, result: r }
                 }
-                other => {
-                    let detail = other.map_or_else(
-                        || "synchronous forwarding has no destination or secret".to_owned(),
-                        |r| format!("destination answered {r}; the provider should retry"),
-                    );
-                    self.step = Step::ReadingClaim(until, detail);
-                    Command::ReadClaim
-                }
+                None => self.sent(until, None, now),
             },
+            (Step::Reporting(until, result, now), Input::GateReported) => {
+                self.sent(until, result, now)
+            }
             (Step::ReadingClaim(until, detail), Input::Claim(claim)) => {
                 match release(claim.as_ref(), self.d.event, until) {
                     Some(write) => {
@@ -362,8 +400,33 @@ impl<'e> Ingest<'e> {
             (Step::Releasing(_, detail), Input::Written(_)) => {
                 Command::Answer(Answer::Released { detail })
             }
-            (Step::Reporting(answer), Input::Reported) => Command::Answer(answer),
+            (Step::Concluding(answer), Input::Reported) => Command::Answer(answer),
             _ => Command::Answer(Answer::OutOfStep),
+        }
+    }
+
+    /// After the synchronous call: a delivered event is decided again under
+    /// [`Plan::Commit`]; anything else gives the claim back.
+    fn sent(
+        &mut self,
+        until: UnixSeconds,
+        result: Option<AttemptResult>,
+        now: UnixSeconds,
+    ) -> Command {
+        match result {
+            Some(r) if r.delivered() => {
+                self.plan = Plan::Commit;
+                self.now = now;
+                self.read()
+            }
+            other => {
+                let detail = other.map_or_else(
+                    || "synchronous forwarding has no destination or secret".to_owned(),
+                    |r| format!("destination answered {r}; the provider should retry"),
+                );
+                self.step = Step::ReadingClaim(until, detail);
+                Command::ReadClaim
+            }
         }
     }
 
@@ -410,13 +473,13 @@ impl<'e> Ingest<'e> {
         let said = decision.said();
         let retry_after = match decision {
             Decision::Claim { until, .. } => {
-                self.step = Step::Sending(until);
-                return Command::Send { until };
+                self.step = Step::Asking(until);
+                return Command::AskGate;
             }
             Decision::InFlight { retry_after } => Some(retry_after),
             Decision::Apply { .. } | Decision::Duplicate(_) | Decision::Stale(_) => None,
         };
-        self.step = Step::Reporting(Answer::Decided {
+        self.step = Step::Concluding(Answer::Decided {
             said,
             rows_written: rows,
             retry_after,

@@ -143,3 +143,15 @@ pub fn payment(id: &str, card: &str, secs: i64, amount: i64) -> Value {
         "data": { "object": { "id": card, "amount": amount } }
     })
 }
+
+/// A gate's grant of lease `lease` until `until`, as the gate object's answer carries it
+/// (a `Grant` is made by the gate only).
+pub fn grant(lease: u64, until: hookonce_core::time::UnixSeconds) -> hookonce_core::protect::Ask {
+    let wire = serde_json::json!({
+        "answer": "grant", "lease": lease, "until": until.0, "probe": false, "healthy_since": null,
+    });
+    match hookonce_core::gate::Answer::decode(wire.to_string().as_bytes()) {
+        Some(hookonce_core::gate::Answer::Ask { ask, .. }) => ask,
+        other => panic!("a grant's wire decoded to {other:?}"),
+    }
+}

@@ -5,11 +5,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hookonce_core::decide::{Claim, Outcome, Plan, Said, Stored, Write};
-use hookonce_core::drain::Read;
+use hookonce_core::drain::{Gated, Read};
 use hookonce_core::entity::{Answer, Command, Guard, Ingest, Input, Known, Reads};
 use hookonce_core::event::{EventId, Version};
 use hookonce_core::outbox::{Head, Order, OutboxStatus, Transition};
-use hookonce_core::time::UnixSeconds;
+use hookonce_core::time::{Seconds, UnixSeconds};
 
 use super::Signed;
 
@@ -173,6 +173,11 @@ impl Model {
                     empty: false,
                     version: known.as_ref().map(Option::as_ref),
                 })),
+                // The gate grants; the model's deliveries stop at the call.
+                Command::AskGate => {
+                    ingest.handle(Input::Asked(Some(super::grant(1, now.plus(Seconds(30))))))
+                }
+                Command::ReportToGate { .. } => ingest.handle(Input::GateReported),
                 Command::Send { until } => {
                     return Ran {
                         label: Said::Claimed.as_str(),
@@ -241,13 +246,27 @@ impl Model {
 
     /// When the first pending row `order` lets go next is due, if any is.
     pub fn earliest_due(&self, order: Order) -> Option<UnixSeconds> {
+        self.earliest_due_except(order, &[])
+    }
+
+    /// [`Model::earliest_due`] among the rows bound for destinations not in `held`.
+    pub fn earliest_due_except(&self, order: Order, held: &[String]) -> Option<UnixSeconds> {
         (0..self.outbox.len())
             .filter(|&seq| match order {
                 Order::HeadOfLine => self.is_head(seq),
                 Order::EachDue => self.outbox[seq].status == OutboxStatus::Pending,
             })
+            .filter(|&seq| !held.contains(&self.outbox[seq].destination))
             .map(|seq| self.outbox[seq].next_attempt_at)
             .min()
+    }
+
+    /// The gate `head`'s row asks before it is sent: its destination's, for this entity.
+    pub fn gated(&self, head: &Head) -> Gated {
+        Gated {
+            destination: self.outbox[head.seq as usize - 1].destination.clone(),
+            entity: "card_1".to_owned(),
+        }
     }
 
     /// Carries out a row's change of state as the adapter's `UPDATE` does: only while the

@@ -17,6 +17,7 @@ use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known,
 use hookonce_core::event::{Event, EventId, Version};
 use hookonce_core::feed::Note;
 use hookonce_core::forward::Outgoing;
+use hookonce_core::gate::{Answer as GateAnswer, Request as GateRequest};
 use hookonce_core::handoff;
 use hookonce_core::log::LogLevel;
 use hookonce_core::metrics::OutboxSnapshot;
@@ -40,7 +41,7 @@ use crate::store::entity::EntityStore;
 use crate::store::outbox as outbox_store;
 use crate::store::reads::Page;
 use crate::task::export_object;
-use crate::{answer, clock, http, logs, notes, outbox};
+use crate::{answer, clock, gate, http, logs, notes, outbox};
 
 export_object!(EntityObjectClass as "EntityObject" for EntityObject, alarm);
 
@@ -135,6 +136,10 @@ impl EntityObject {
                 self.backfill(&destination, UnixSeconds(since)).await
             }
             Op::Buckets(count) => bucket::record(&self.state, count),
+            Op::Wake => {
+                outbox::ensure_alarm(&self.state, &self.armed, clock::now()).await?;
+                Response::ok("woken")
+            }
         };
         made.map(Into::into)
     }
@@ -334,6 +339,31 @@ impl EntityObject {
                     outbox::ensure_alarm(&self.state, &self.armed, at).await?;
                     ingest.handle(Input::AlarmSet(self.known(&self.store.known_version())))
                 }
+                // A failed call counts as a held destination: nothing is sent.
+                Command::AskGate => {
+                    let entity = self.state.id().name().unwrap_or_default();
+                    let answer = match self.sync_gate(source, GateRequest::Ask { entity }).await {
+                        Ok(GateAnswer::Ask { ask, .. }) => Some(ask),
+                        other => {
+                            worker::console_error!("hookonce: asking the gate: {other:?}");
+                            None
+                        }
+                    };
+                    ingest.handle(Input::Asked(answer))
+                }
+                // A lost report holds its slot at the gate only until the lease ends.
+                Command::ReportToGate { lease, result } => {
+                    let entity = self.state.id().name().unwrap_or_default();
+                    let request = GateRequest::Report {
+                        entity,
+                        lease,
+                        result,
+                    };
+                    if let Err(e) = self.sync_gate(source, request).await {
+                        worker::console_error!("hookonce: reporting to the gate: {e}");
+                    }
+                    ingest.handle(Input::GateReported)
+                }
                 Command::Send { .. } => {
                     let result = self.forward_now(loaded, source, event, body).await;
                     let now = clock::now();
@@ -404,6 +434,19 @@ impl EntityObject {
     }
 
     /// Synchronous mode: one call to the destination while the provider waits.
+    /// One request to the gate of the source's synchronous destination.
+    async fn sync_gate(
+        &self,
+        source: &Source,
+        request: GateRequest,
+    ) -> std::result::Result<GateAnswer, String> {
+        let sync = source
+            .config
+            .sync_destination()
+            .ok_or("the source has no synchronous destination")?;
+        gate::call(&self.env, &source.config, &sync.name, request).await
+    }
+
     async fn forward_now(
         &self,
         loaded: &Loaded,

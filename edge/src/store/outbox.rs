@@ -187,20 +187,35 @@ pub fn start(sql: &SqlStorage, held: Option<&str>, queue: bool) -> worker::Resul
 }
 
 /// When the first row [`Order`] lets go next is due: the earliest pending row, or for
-/// [`Order::HeadOfLine`] the earliest of the destinations' first pending rows.
-pub fn earliest(sql: &SqlStorage, order: Order) -> worker::Result<Option<UnixSeconds>> {
+/// [`Order::HeadOfLine`] the earliest of the destinations' first pending rows; rows bound
+/// for the source's destinations named in `held` are left out.
+pub fn earliest(
+    sql: &SqlStorage,
+    order: Order,
+    held: &[String],
+) -> worker::Result<Option<UnixSeconds>> {
     row! {
         struct At {
             at: Option<i64>,
         }
     }
     let first_only = first_only(order);
+    // Rows bound for a held destination of the source (not a published message's own URL).
+    let not_held = match held.len() {
+        0 => String::new(),
+        n => format!(
+            " AND NOT (o.destination IS NULL AND COALESCE(o.dest_name, '{DEFAULT_DESTINATION}') IN ({}))",
+            vec!["?"; n].join(", ")
+        ),
+    };
+    let mut values = vec![text(OutboxStatus::Pending.as_str())];
+    values.extend(held.iter().map(|d| text(d)));
     let at: Option<At> = first(
         sql,
         &format!(
-            "SELECT MIN(o.next_attempt_at) AS at FROM outbox o WHERE o.status = ? AND {first_only}"
+            "SELECT MIN(o.next_attempt_at) AS at FROM outbox o WHERE o.status = ? AND {first_only}{not_held}"
         ),
-        vec![text(OutboxStatus::Pending.as_str())],
+        values,
     )?;
     Ok(at.and_then(|a| a.at).map(UnixSeconds))
 }
