@@ -56,9 +56,9 @@ fn which_results_count_as_outages() {
 }
 
 #[test]
-fn five_429s_in_a_row_open_it() {
+fn ten_429s_in_a_row_open_it() {
     let mut p = protect(Settings::default());
-    for entity in 0..5 {
+    for entity in 0..Settings::FAILURE_THRESHOLD {
         attempt(&mut p, entity, &answered(429), at(0));
     }
     assert_eq!(names(&mut p), ["opened"]);

@@ -1,4 +1,4 @@
-//! Five outage failures in a row, from five different entities, open the breaker: nothing
+//! The default run of outage failures (10), from as many entities, opens the breaker: nothing
 //! is granted until the cool-down ends, then exactly one probe, whose success closes it.
 
 mod protect_support;
@@ -7,23 +7,25 @@ use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReas
 use protect_support::*;
 
 #[test]
-fn five_failures_across_entities_open_it_and_one_probe_closes_it() {
+fn ten_failures_across_entities_open_it_and_one_probe_closes_it() {
     let mut p = protect(Settings::default());
-    for entity in 0..4 {
+    let n = Settings::FAILURE_THRESHOLD;
+    assert_eq!(n, 10);
+    for entity in 0..n - 1 {
         attempt(&mut p, entity, &down(), at(0));
     }
     assert_eq!(
         p.status(at(0)).circuit,
         Circuit::Closed,
-        "four are not a run"
+        "nine are not a run"
     );
-    attempt(&mut p, 4, &down(), at(1));
+    attempt(&mut p, n - 1, &down(), at(1));
     assert_eq!(
         transitions(&mut p),
         [Transition::Opened {
             at: at(1),
             probe_at: at(31),
-            cause: Cause::ConsecutiveFailures { count: 5 },
+            cause: Cause::ConsecutiveFailures { count: 10 },
         }]
     );
 

@@ -72,7 +72,7 @@ fn a_call_is_the_documented_json() {
         bytes,
         json!({
             "settings": {
-                "failure_threshold": 5, "failure_rate": 50, "min_attempts": 20,
+                "failure_threshold": 10, "failure_rate": 50, "min_attempts": 20,
                 "window_secs": 60, "cool_down_secs": 30, "max_cool_down_secs": 600,
                 "max_in_flight": 10, "max_per_second": null, "lease_secs": 30,
             },

@@ -42,7 +42,7 @@ fn the_defaults_and_the_edges_of_each_range_are_accepted() {
     assert_eq!(d, Settings::default());
     assert_eq!(
         (d.failure_threshold(), d.failure_rate(), d.min_attempts()),
-        (5, 50, 20)
+        (10, 50, 20)
     );
     assert_eq!(
         (d.window().0, d.cool_down().0, d.max_cool_down().0),

@@ -1,5 +1,5 @@
 //! Half of at least 20 attempts within the last 60 s failing opens the breaker, though no
-//! five failures came in a row; the same failures spread beyond the window do not.
+//! two failures came in a row; the same failures spread beyond the window do not.
 
 mod protect_support;
 

@@ -1,5 +1,5 @@
 //! The breaker shared by a destination's entities: an origin answering 503 to the rows of
-//! several entities opens it after 5 failures in a row (the default `failure_threshold`),
+//! several entities opens it after 10 failures in a row (the default `failure_threshold`),
 //! counted across the entities; its status says `open`, and attempts stop (the rows wait,
 //! spending no attempt) until the cool-down's probe. Once the origin recovers, every event
 //! arrives, in order per entity.
@@ -19,7 +19,7 @@ fn status(w: &hookonce_e2e::Worker) -> serde_json::Value {
 }
 
 #[test]
-fn five_503s_across_entities_open_the_breaker_stop_attempts_and_every_event_arrives_after() {
+fn ten_503s_across_entities_open_the_breaker_stop_attempts_and_every_event_arrives_after() {
     let app = Origin::start();
     app.set_default(Reply::Status(503));
     let w = origin::worker_to(json!({ "billing": {
@@ -31,8 +31,8 @@ fn five_503s_across_entities_open_the_breaker_stop_attempts_and_every_event_arri
     let entities = ["ent_a", "ent_b", "ent_c", "ent_d"];
     let sent = deliver_burst(&w, &entities, 3);
 
-    // Each entity's head fails and is retried a second later: five failures come soon.
-    app.wait_for(Duration::from_secs(15), |reqs| reqs.len() >= 5);
+    // Each entity's head fails and is retried a second later: ten failures come within a few seconds.
+    app.wait_for(Duration::from_secs(15), |reqs| reqs.len() >= 10);
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let open = loop {
         let doc = status(&w);
@@ -42,7 +42,7 @@ fn five_503s_across_entities_open_the_breaker_stop_attempts_and_every_event_arri
         assert!(std::time::Instant::now() < deadline, "never opened: {doc}");
         std::thread::sleep(Duration::from_millis(200));
     };
-    assert!(open["consecutive_failures"].as_u64() >= Some(5), "{open}");
+    assert!(open["consecutive_failures"].as_u64() >= Some(10), "{open}");
     let tried: std::collections::BTreeSet<String> = app
         .requests()
         .iter()
