@@ -67,7 +67,10 @@ pub fn tally(notes: &[Note], now: UnixSeconds) -> Vec<Tally> {
                 skipped,
                 ..
             } => (FeedOutcome::Rejected, *received_at, 1 + u64::from(*skipped)),
-            Note::Dead(_) | Note::Requeued { .. } | Note::Attempts { .. } => continue,
+            Note::Dead(_)
+            | Note::Requeued { .. }
+            | Note::Attempts { .. }
+            | Note::Superseded { .. } => continue,
         };
         let minute = minute_of(at).min(last);
         if minute < first {

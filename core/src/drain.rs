@@ -11,6 +11,12 @@
 //!   next one is due among the destinations not held ([`Command::ReadEarliest`]) and sets
 //!   the alarm for the earliest of that and the held destinations' ends of wait (a
 //!   [`Wait`](Ask::Wait)'s `until`; a pause's [`PAUSED_POLL`] later).
+//! - [`Command::ReadSuccessor`]: a row bound for a destination that takes only the
+//!   latest snapshot (`deliver = "latest"`, [`Gated::latest`]) is first weighed against
+//!   the next pending row of its destination ([`Input::Successor`]). When both are
+//!   snapshots and the next is no older ([`supersedes`]), the row is written
+//!   [`Transition::Supersede`] (never sent) and the run reads on, so a backlog goes out as
+//!   its newest snapshot; ledger and notify rows, and a snapshot followed by one, go out.
 //! - [`Command::Ask`]: a row bound for a source's destination ([`Gated`]; a published
 //!   message's own URL is not) first asks the destination's gate object (`gate`, shared by
 //!   all the source's entities: breaker, `max_in_flight`, rate, pause) whether it may go
@@ -51,6 +57,7 @@
 //! - **A held destination spends nothing.** A wait or a pause is no attempt: no row's
 //!   attempts, next attempt or retry window change, and no row becomes a dead letter.
 
+use crate::config::Effect;
 use crate::gate::window_start;
 use crate::outbox::{after_attempt_within, step, Head, Order, Step, Transition};
 use crate::protect::{Ask, Grant, LeaseId};
@@ -157,6 +164,11 @@ enum Waiting {
         attempt: u32,
         gated: Gated,
     },
+    Successor {
+        head: Head,
+        attempt: u32,
+        gated: Gated,
+    },
     Sent(Head),
     Written,
     Synced,
@@ -172,6 +184,31 @@ pub struct Gated {
     pub destination: String,
     /// The entity's key at the gate (a bucket's: its object's name).
     pub entity: String,
+    /// Whether the destination takes only the newest of a run of snapshots
+    /// (`deliver = "latest"`; an entity's rows only).
+    pub latest: bool,
+}
+
+/// A row's event, as [`supersedes`] weighs it: what [`Command::ReadSuccessor`] reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Weighed<'s> {
+    /// The event's id.
+    pub event_id: String,
+    /// What its type does, as configured.
+    pub effect: &'s Effect,
+    /// The event's own time, its snapshot version.
+    pub created_at: Option<UnixSeconds>,
+}
+
+/// Whether `next`, the row after `head` for the same destination, goes in `head`'s place:
+/// both snapshots, and `next` no older (a redelivered old snapshot behind a newer one
+/// supersedes nothing).
+#[must_use]
+pub fn supersedes(head: &Weighed<'_>, next: &Weighed<'_>) -> bool {
+    matches!(
+        (head.effect, next.effect),
+        (Effect::Snapshot, Effect::Snapshot)
+    ) && matches!((head.created_at, next.created_at), (Some(h), Some(n)) if n >= h)
 }
 
 /// One alarm invocation's handle on the loop, for [`Drain::handle`].
@@ -206,6 +243,14 @@ pub enum Command<T> {
         order: Order,
         /// Destinations held by their gate in this run, by name.
         held: Vec<String>,
+    },
+    /// Read the event of row `seq` and of the next pending row of its destination after
+    /// it; then [`Input::Successor`], handing `via` back.
+    ReadSuccessor {
+        /// The row just read.
+        seq: i64,
+        /// What sending it takes, as the adapter handed it over.
+        via: T,
     },
     /// Ask `destination`'s gate object whether `entity` may make an attempt now; then
     /// [`Input::Asked`], handing `via` back.
@@ -275,6 +320,18 @@ pub enum Input<'s, T> {
         answer: Option<Ask>,
         /// When the destination was last known healthy, from the same answer.
         healthy_since: Option<UnixSeconds>,
+        /// The command's `via`.
+        via: T,
+        /// The adapter's clock.
+        now: UnixSeconds,
+    },
+    /// What [`Command::ReadSuccessor`] found: the row's event and the next pending row's
+    /// of the same destination (`None`: no such row, or its event is not kept).
+    Successor {
+        /// The row's event.
+        head: Option<Weighed<'s>>,
+        /// The next pending row's event.
+        next: Option<Weighed<'s>>,
         /// The command's `via`.
         via: T,
         /// The adapter's clock.
@@ -388,6 +445,19 @@ impl Drain {
                 (Step::Send { .. }, Some(gated)) if current.holds(&gated) => {
                     (Some(Waiting::Head), Command::ReadHead(read))
                 }
+                // Only an entity's rows have an order, and snapshots, to weigh.
+                (Step::Send { attempt, via }, Some(gated))
+                    if gated.latest && current.order == Order::HeadOfLine =>
+                {
+                    (
+                        Some(Waiting::Successor {
+                            attempt,
+                            gated,
+                            head: head.clone(),
+                        }),
+                        Command::ReadSuccessor { seq: head.seq, via },
+                    )
+                }
                 (Step::Send { attempt, via }, Some(gated)) => (
                     Some(Waiting::Asked {
                         head,
@@ -403,6 +473,43 @@ impl Drain {
                 (Step::Send { attempt, via }, None) => {
                     (Some(Waiting::Sent(head)), Command::Send { attempt, via })
                 }
+            },
+            (
+                Waiting::Successor {
+                    head,
+                    attempt,
+                    gated,
+                },
+                Input::Successor {
+                    head: weighed,
+                    next,
+                    via,
+                    now,
+                },
+            ) => match (weighed, next) {
+                (Some(weighed), Some(next)) if supersedes(&weighed, &next) => (
+                    Some(Waiting::Written),
+                    Command::Write {
+                        transition: Transition::Supersede {
+                            seq: head.seq,
+                            by: next.event_id,
+                            at: now,
+                        },
+                        if_attempts: head.attempts,
+                    },
+                ),
+                _ => (
+                    Some(Waiting::Asked {
+                        head: head.clone(),
+                        attempt: *attempt,
+                        gated: gated.clone(),
+                    }),
+                    Command::Ask {
+                        destination: gated.destination.clone(),
+                        entity: gated.entity.clone(),
+                        via,
+                    },
+                ),
             },
             (
                 Waiting::Asked {
@@ -559,6 +666,7 @@ mod tests {
         Gated {
             destination: destination.to_owned(),
             entity: "card_1".to_owned(),
+            latest: false,
         }
     }
 

@@ -116,8 +116,23 @@ pub fn decision(d: &DecisionLog<'_>) -> LogRecord {
 
 /// `{"msg":"attempt", source, event_id, attempt, status, result, next_attempt_at}`: one per
 /// forwarding attempt (and one when a row dies without one). A dead letter logs at `error`.
+/// A superseded row is `{"msg":"superseded", source, event_id, by}` instead: no attempt.
 pub fn attempt(source: &str, event_id: &str, t: &Transition) -> LogRecord {
     let (attempt, result, next) = match t {
+        Transition::Supersede { by, .. } => {
+            #[derive(Serialize)]
+            struct Superseded<'a> {
+                source: &'a str,
+                event_id: &'a str,
+                by: &'a str,
+            }
+            let fields = Superseded {
+                source,
+                event_id,
+                by,
+            };
+            return LogRecord::new(LogLevel::Info, "superseded", fields);
+        }
         Transition::Finish {
             attempts, result, ..
         } => (*attempts, result, None),

@@ -27,11 +27,13 @@ pub const DELIVERIES: &str = "deliveries";
 pub const REJECTED: &str = "rejected";
 /// Forward attempts by result.
 pub const ATTEMPTS: &str = "attempts";
+/// Rows superseded (`deliver = "latest"`) by destination.
+pub const SUPERSEDED: &str = "superseded";
 
 /// An addition to one counter of a source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Count {
-    /// The family: [`DELIVERIES`], [`REJECTED`] or [`ATTEMPTS`].
+    /// The family: [`DELIVERIES`], [`REJECTED`], [`ATTEMPTS`] or [`SUPERSEDED`].
     pub family: String,
     /// The label value within it (an outcome, a reason, a result).
     pub label: String,
@@ -114,6 +116,9 @@ pub fn counts(notes: &[Note]) -> Vec<Count> {
             }
             Note::Attempts { result, count } if ATTEMPT_RESULTS.contains(&result.as_str()) => {
                 add(&mut out, ATTEMPTS, result, u64::from(*count));
+            }
+            Note::Superseded { destination, count } => {
+                add(&mut out, SUPERSEDED, destination, u64::from(*count));
             }
             Note::Dead(_) | Note::Requeued { .. } | Note::Attempts { .. } => {}
         }
@@ -310,6 +315,13 @@ const COUNTERS: &[(&str, &str, &str, &str, &[&str])] = &[
         "result",
         &[],
     ),
+    (
+        SUPERSEDED,
+        "hookonce_superseded_rows_total",
+        "Outbox rows never sent because a newer snapshot went in their place (deliver = \"latest\"; best-effort: counted by each alarm pass).",
+        "destination",
+        &[],
+    ),
 ];
 
 /// An exact gauge of outbox rows: its family per source and per destination (name, help),
@@ -501,6 +513,7 @@ mod tests {
                     count(DELIVERIES, "applied", 3),
                     count(ATTEMPTS, "5xx", 2),
                     count(ATTEMPTS, "2xx", 1),
+                    count(SUPERSEDED, "billing", 4),
                 ],
                 pending: 2,
                 oldest_pending_at: Some(900),
@@ -537,6 +550,7 @@ mod tests {
                 "hookonce_rejected_deliveries_total{source=\"st\\\"ripe\",reason=\"too_large\"} 0",
                 "hookonce_forward_attempts_total{source=\"st\\\"ripe\",result=\"5xx\"} 2",
                 "hookonce_forward_attempts_total{source=\"st\\\"ripe\",result=\"2xx\"} 1",
+                "hookonce_superseded_rows_total{source=\"st\\\"ripe\",destination=\"billing\"} 4",
                 "hookonce_outbox_pending_rows{source=\"st\\\"ripe\"} 2",
                 "hookonce_outbox_oldest_pending_age_seconds{source=\"st\\\"ripe\"} 100",
                 "hookonce_dead_letters{source=\"st\\\"ripe\"} 1",
@@ -549,7 +563,7 @@ mod tests {
             ]
         );
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 11, "one TYPE per family");
+        assert_eq!(types, 12, "one TYPE per family");
         assert!(text.ends_with('\n'));
     }
 

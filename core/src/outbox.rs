@@ -29,6 +29,9 @@ pub enum OutboxStatus {
     Delivered,
     /// Given up on; an operator may requeue it.
     Dead,
+    /// Never sent: a newer snapshot of its entity, pending for the same destination, went
+    /// in its place (`deliver = "latest"`).
+    Superseded,
 }
 
 impl OutboxStatus {
@@ -38,6 +41,7 @@ impl OutboxStatus {
             OutboxStatus::Pending => "pending",
             OutboxStatus::Delivered => "delivered",
             OutboxStatus::Dead => "dead",
+            OutboxStatus::Superseded => "superseded",
         }
     }
 }
@@ -181,6 +185,15 @@ pub enum Transition {
         /// What happened, for the read API.
         result: String,
     },
+    /// The row is done without being sent again: a newer snapshot goes in its place.
+    Supersede {
+        /// The row.
+        seq: i64,
+        /// The id of the event whose row goes in its place, for the read API.
+        by: String,
+        /// When it was superseded.
+        at: UnixSeconds,
+    },
 }
 
 impl Transition {
@@ -189,6 +202,7 @@ impl Transition {
         match self {
             Transition::Finish { status, .. } => *status,
             Transition::Retry { .. } => OutboxStatus::Pending,
+            Transition::Supersede { .. } => OutboxStatus::Superseded,
         }
     }
 }

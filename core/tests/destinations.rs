@@ -5,12 +5,14 @@
 
 mod common;
 
-use common::model::Model;
+use common::model::{Model, OutboxRow};
 use common::*;
+use hookonce_core::config::Effect;
 use hookonce_core::config::SourceConfig;
 use hookonce_core::decide::{Decision, Plan, Stored, Write};
-use hookonce_core::drain::{self, Drain};
-use hookonce_core::outbox::Order;
+use hookonce_core::drain::{self, Drain, Weighed};
+use hookonce_core::event::EventId;
+use hookonce_core::outbox::{Order, OutboxStatus};
 use hookonce_core::retry::{AttemptResult, Schedule};
 use hookonce_core::time::{Seconds, UnixSeconds};
 use serde_json::json;
@@ -147,6 +149,17 @@ fn alarm(
     store: &mut Model,
     answer: impl Fn(&str) -> u16,
 ) -> (Vec<(String, String)>, Option<UnixSeconds>) {
+    alarm_with(store, answer, &[], |_| None)
+}
+
+/// [`alarm`], with the destinations in `latest` configured `deliver = "latest"`, and
+/// `weigh` giving an event's effect and version as the adapter reads them.
+fn alarm_with<'e>(
+    store: &mut Model,
+    answer: impl Fn(&str) -> u16,
+    latest: &[&str],
+    weigh: impl Fn(&str) -> Option<Weighed<'e>>,
+) -> (Vec<(String, String)>, Option<UnixSeconds>) {
     let schedule = Schedule::new(vec![Seconds(60)], Seconds(3_600)).unwrap();
     let mut drain = Drain::default();
     let (run, mut command) = drain.alarm::<usize>(NOW, Order::HeadOfLine);
@@ -154,12 +167,29 @@ fn alarm(
     loop {
         let input = match command {
             drain::Command::ReadHead(read) => drain::Input::Head {
-                gated: store.read(read, NOW).map(|h| store.gated(&h)),
+                gated: store.read(read, NOW).map(|h| {
+                    let mut gated = store.gated(&h);
+                    gated.latest = latest.contains(&gated.destination.as_str());
+                    gated
+                }),
                 row: store
                     .read(read, NOW)
                     .map(|h| (h.clone(), Ok(h.seq as usize - 1))),
                 now: NOW,
             },
+            drain::Command::ReadSuccessor { seq, via } => {
+                let at = usize::try_from(seq - 1).unwrap();
+                let row = &store.outbox[at];
+                let next = store.outbox[at + 1..].iter().find(|r| {
+                    r.status == OutboxStatus::Pending && r.destination == row.destination
+                });
+                drain::Input::Successor {
+                    head: weigh(row.event_id.as_str()),
+                    next: next.and_then(|r| weigh(r.event_id.as_str())),
+                    via,
+                    now: NOW,
+                }
+            }
             drain::Command::ReadEarliest { order, held } => {
                 drain::Input::Earliest(store.earliest_due_except(order, &held))
             }
@@ -262,4 +292,59 @@ fn a_failing_destinations_head_holds_back_its_own_rows_and_none_of_the_others() 
     assert!(sent.iter().all(|s| s.0 == "billing"), "{sent:?}");
     assert_eq!(billing, ["evt_0", "evt_1", "evt_2"]);
     assert_eq!(retry, None);
+}
+
+#[test]
+fn a_latest_destination_is_sent_only_the_newest_of_each_run_of_snapshots() {
+    // (event, effect, version), in the order the entity applied them; `evt_old` is an
+    // older snapshot redelivered at the tail.
+    let notify = Effect::Notify;
+    let snapshot = Effect::Snapshot;
+    let events = [
+        ("evt_0", &snapshot, Some(10)),
+        ("evt_1", &snapshot, Some(11)),
+        ("evt_n", &notify, None),
+        ("evt_2", &snapshot, Some(12)),
+        ("evt_3", &snapshot, Some(13)),
+        ("evt_old", &snapshot, Some(5)),
+    ];
+    let mut store = Model::default();
+    for destination in ["app", "audit"] {
+        for (id, ..) in &events {
+            store.outbox.push(OutboxRow {
+                event_id: EventId::new(*id).unwrap(),
+                destination: destination.to_owned(),
+                status: OutboxStatus::Pending,
+                attempts: 0,
+                first_attempt_at: None,
+                next_attempt_at: NOW,
+            });
+        }
+    }
+    let weigh = |id: &str| {
+        events.iter().find(|e| e.0 == id).map(|e| Weighed {
+            event_id: id.to_owned(),
+            effect: e.1,
+            created_at: e.2.map(UnixSeconds),
+        })
+    };
+    let (sent, _) = alarm_with(&mut store, |_| 200, &["app"], weigh);
+    let to = |name: &str| -> Vec<&str> {
+        sent.iter()
+            .filter(|s| s.0 == name)
+            .map(|s| s.1.as_str())
+            .collect()
+    };
+    assert_eq!(to("app"), ["evt_1", "evt_n", "evt_3", "evt_old"]);
+    assert_eq!(
+        to("audit"),
+        ["evt_0", "evt_1", "evt_n", "evt_2", "evt_3", "evt_old"]
+    );
+    let superseded: Vec<&str> = store
+        .outbox
+        .iter()
+        .filter(|r| r.status == OutboxStatus::Superseded)
+        .map(|r| r.event_id.as_str())
+        .collect();
+    assert_eq!(superseded, ["evt_0", "evt_2"]);
 }

@@ -210,6 +210,11 @@ impl World {
             drain::Command::ReadEarliest { order, held } => {
                 drain::Input::Earliest(self.store.earliest_due_except(order, &held))
             }
+            drain::Command::ReadSuccessor { .. } => {
+                return Err(TestCaseError::fail(
+                    "no destination here is deliver = \"latest\"",
+                ))
+            }
             drain::Command::Ask { via: row, .. } => {
                 let answer = match self.gate {
                     GateSays::Grant => {

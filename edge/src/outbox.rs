@@ -15,16 +15,17 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use hookonce_core::config::DEFAULT_DESTINATION;
+use hookonce_core::config::{Deliver, DEFAULT_DESTINATION};
 use hookonce_core::drain::{
-    unconfigured, Command as DrainCommand, Drain, Gated, Input as DrainInput, Read, Run as DrainRun,
+    unconfigured, Command as DrainCommand, Drain, Gated, Input as DrainInput, Read,
+    Run as DrainRun, Weighed,
 };
 use hookonce_core::forward::Outgoing;
 use hookonce_core::gate::{Answer as GateAnswer, Request as GateRequest};
 use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
 use hookonce_core::names::order_of;
-use hookonce_core::outbox::{target as outbox_target, Order, Target};
+use hookonce_core::outbox::{target as outbox_target, Order, Target, Transition};
 use hookonce_core::retry::DeadReason;
 use hookonce_core::time::UnixSeconds;
 use hookonce_core::verify::Secret;
@@ -213,7 +214,27 @@ async fn deliver_due(
                 let row = due.as_ref().map(|d| (d.head.clone(), Via::of(d, loaded)));
                 DrainInput::Head {
                     row,
-                    gated: due.as_ref().and_then(|d| gated(d, &entity)),
+                    gated: due.as_ref().and_then(|d| gated(d, &entity, loaded)),
+                    now: clock::now(),
+                }
+            }
+            DrainCommand::ReadSuccessor { seq, via } => {
+                let (head, next) = store::successor(&sql, seq)?;
+                let effects = loaded
+                    .source(&via.due.source)
+                    .map(|s| &s.config.shape.effects);
+                let weigh = |w: Option<store::Weigh>| {
+                    let (w, effects) = (w?, effects?);
+                    Some(Weighed {
+                        effect: effects.for_type(&w.event_type),
+                        event_id: w.event_id,
+                        created_at: w.created_at.map(UnixSeconds),
+                    })
+                };
+                DrainInput::Successor {
+                    head: weigh(head),
+                    next: weigh(next),
+                    via,
                     now: clock::now(),
                 }
             }
@@ -276,6 +297,10 @@ async fn deliver_due(
                 let applied = store::transition(&sql, &transition, if_attempts)?;
                 if let (true, Some(d)) = (applied, &due) {
                     logs::emit(loaded.log, attempt_log(&d.source, &d.event_id, &transition));
+                    if let Transition::Supersede { .. } = transition {
+                        let to = d.dest_name.as_deref().unwrap_or(DEFAULT_DESTINATION);
+                        metrics::add(attempts, metrics::SUPERSEDED, to, 1);
+                    }
                 }
                 DrainInput::Written { applied }
             }
@@ -298,13 +323,16 @@ async fn deliver_due(
 }
 
 /// The gate `due` asks before it is sent, counted under `entity`: its source's destination
-/// (`default` when unnamed); none for a published message's own URL.
-fn gated(due: &store::Due, entity: &str) -> Option<Gated> {
+/// (`default` when unnamed), and whether it is configured `deliver = "latest"`; none for a
+/// published message's own URL.
+fn gated(due: &store::Due, entity: &str, loaded: &Loaded) -> Option<Gated> {
+    let destination = due.dest_name.as_deref().unwrap_or(DEFAULT_DESTINATION);
     due.url.is_none().then(|| Gated {
-        destination: due
-            .dest_name
-            .clone()
-            .unwrap_or_else(|| DEFAULT_DESTINATION.to_owned()),
+        latest: loaded
+            .source(&due.source)
+            .and_then(|s| s.config.destination(destination))
+            .is_some_and(|d| d.forward.deliver == Deliver::Latest),
+        destination: destination.to_owned(),
         entity: entity.to_owned(),
     })
 }

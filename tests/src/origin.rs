@@ -504,6 +504,16 @@ pub fn assert_accepts_nothing(w: &crate::Worker, named: &[&str]) {
     }
 }
 
+/// `op` (`pause`, `resume`) of the source's destination `name` with the admin token: its
+/// new state.
+pub fn operate_destination(w: &crate::Worker, name: &str, op: &str) -> String {
+    let path = format!("/sources/{SOURCE}/destinations/{name}/{op}");
+    let auth = format!("Bearer {}", crate::events::ADMIN_TOKEN);
+    let r = w.post(&path, &[("authorization", auth.as_str())], "");
+    assert_eq!(r.status, 200, "{r}");
+    r.json()["state"].as_str().unwrap_or_default().to_owned()
+}
+
 /// `GET /entities/acme/{entity}` with the admin token.
 pub fn entity(w: &crate::Worker, entity: &str) -> crate::Resp {
     crate::events::admin_get(w, &format!("/entities/{SOURCE}/{entity}"))

@@ -5,21 +5,13 @@
 
 use std::time::Duration;
 
-use hookonce_e2e::events::ADMIN_TOKEN;
-use hookonce_e2e::origin::{self, assert_in_order_per_entity, deliver_burst, Origin, Reply};
+use hookonce_e2e::origin::{
+    self, assert_in_order_per_entity, deliver_burst, operate_destination as operate, Origin, Reply,
+};
 use serde_json::json;
 
 fn destination(o: &Origin) -> serde_json::Value {
     json!({ "url": o.url("/hooks"), "schedule_secs": [1, 1, 2], "timeout_secs": 2 })
-}
-
-/// `op` (`pause`, `resume`) of the source's destination `name`: its new state.
-fn operate(w: &hookonce_e2e::Worker, name: &str, op: &str) -> String {
-    let path = format!("/sources/{}/destinations/{name}/{op}", origin::SOURCE);
-    let auth = format!("Bearer {ADMIN_TOKEN}");
-    let r = w.post(&path, &[("authorization", auth.as_str())], "");
-    assert_eq!(r.status, 200, "{r}");
-    r.json()["state"].as_str().unwrap_or_default().to_owned()
 }
 
 /// Waits until `o` has answered 2xx to every event of `sent`, then checks it got each

@@ -25,6 +25,19 @@ pub enum ForwardMode {
     Sync,
 }
 
+/// Which of an entity's pending rows a destination is sent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Deliver {
+    /// Every row, in order (the default).
+    #[default]
+    Each,
+    /// Of a run of pending snapshot rows, only the newest: the older ones are superseded,
+    /// never sent. For an application that needs current state only, so a backlog after
+    /// an outage takes one request per entity. Ledger and notify rows are always sent.
+    Latest,
+}
+
 /// Where forwarded events go: exactly one of `url`, `service` or `queue` in the
 /// configuration. `S` is `String` as configured, `&str` in an outbox [`Target`](crate::outbox::Target).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +87,8 @@ pub struct Forward {
     /// Its breaker and caps (`max_in_flight`, `max_per_second`, `breaker`), shared by
     /// every entity sending to it.
     pub protect: Settings,
+    /// Every row, or only each entity's newest snapshot (`deliver`).
+    pub deliver: Deliver,
 }
 
 /// A Worker binding name, as wrangler accepts them: a JavaScript identifier without `$`.
@@ -142,6 +157,18 @@ pub(super) fn forward_fields(at: &str, r: &mut Reader) -> Result<Forward, Config
             "sync needs an answer from the application (url or service); a queue only enqueues: use async",
         ));
     }
+    let deliver = match r.string("deliver")? {
+        None | Some("each") => Deliver::Each,
+        Some("latest") => Deliver::Latest,
+        Some(_) => return Err(r.invalid("deliver", "expected each or latest")),
+    };
+    // A sync call sends the event the provider is waiting on; there is nothing to skip.
+    if deliver == Deliver::Latest && mode == ForwardMode::Sync {
+        return Err(r.invalid(
+            "deliver",
+            "latest applies to the outbox's backlog; a sync destination sends each event as it arrives",
+        ));
+    }
     let delays = match r.get("schedule_secs") {
         None => Schedule::default().delays().to_vec(),
         Some(Value::Array(items)) => items
@@ -178,6 +205,7 @@ pub(super) fn forward_fields(at: &str, r: &mut Reader) -> Result<Forward, Config
         timeout,
         lease,
         protect,
+        deliver,
     })
 }
 

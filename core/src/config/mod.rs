@@ -18,7 +18,9 @@ mod sources;
 
 pub use destination::{DestinationConfig, ALL_TYPES, DEFAULT_DESTINATION, DEFAULT_SIGNING_SECRET};
 pub use error::{BucketsChanged, ConfigError, FieldError};
-pub use forward::{Destination, Forward, ForwardMode, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE};
+pub use forward::{
+    Deliver, Destination, Forward, ForwardMode, DEFAULT_FORWARD_TIMEOUT, DEFAULT_LEASE,
+};
 pub use source::{
     Effect, Effects, FieldSource, Shape, SourceConfig, DEFAULT_BUCKETS, DEFAULT_LEGACY_LOOKUP,
     DEFAULT_MAX_BODY, MAX_BUCKETS,

@@ -12,7 +12,7 @@
 
 use crate::feed::{DeadLetter, Note};
 use crate::log::{failure, LogRecord};
-use crate::metrics::{Count, OutboxSnapshot, ATTEMPTS};
+use crate::metrics::{Count, OutboxSnapshot, ATTEMPTS, SUPERSEDED};
 use crate::retention::{next_prune, plan, Kept, Lifetimes, Prune};
 use crate::time::{Seconds, UnixSeconds};
 
@@ -177,13 +177,20 @@ impl<'a> Upkeep<'a> {
                     Some(_) => std::mem::take(&mut self.attempts),
                     None => Vec::new(),
                 };
-                let tried = attempts
-                    .into_iter()
-                    .filter(|c| c.family == ATTEMPTS)
-                    .map(|c| Note::Attempts {
-                        result: c.label,
-                        count: u32::try_from(c.by).unwrap_or(u32::MAX),
-                    });
+                let tried = attempts.into_iter().filter_map(|c| {
+                    let count = u32::try_from(c.by).unwrap_or(u32::MAX);
+                    match c.family.as_str() {
+                        ATTEMPTS => Some(Note::Attempts {
+                            result: c.label,
+                            count,
+                        }),
+                        SUPERSEDED => Some(Note::Superseded {
+                            destination: c.label,
+                            count,
+                        }),
+                        _ => None,
+                    }
+                });
                 self.notes = dead.chain(tried).collect::<Vec<_>>().into_iter();
                 self.note()
             }

@@ -175,7 +175,7 @@ pub fn admit(
                 destination: destination.clone(),
             }]
         }
-        Note::Attempts { .. } => return Vec::new(),
+        Note::Attempts { .. } | Note::Superseded { .. } => return Vec::new(),
     }
     if seq % PRUNE_EVERY == 0 {
         writes.push(FeedWrite::Prune {

@@ -93,6 +93,14 @@ pub enum Note {
         /// How many.
         count: u32,
     },
+    /// An alarm pass superseded this many of a destination's rows (`/metrics` counts
+    /// them; the feed keeps no row).
+    Superseded {
+        /// The source's destination.
+        destination: String,
+        /// How many.
+        count: u32,
+    },
 }
 
 /// A dead letter, as noted and as kept.

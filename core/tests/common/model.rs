@@ -266,6 +266,7 @@ impl Model {
         Gated {
             destination: self.outbox[head.seq as usize - 1].destination.clone(),
             entity: "card_1".to_owned(),
+            latest: false,
         }
     }
 
@@ -273,7 +274,9 @@ impl Model {
     /// row is still pending with `if_attempts` attempts made. Returns whether it applied.
     pub fn transition(&mut self, t: &Transition, if_attempts: u32) -> bool {
         let seq = match t {
-            Transition::Finish { seq, .. } | Transition::Retry { seq, .. } => *seq,
+            Transition::Finish { seq, .. }
+            | Transition::Retry { seq, .. }
+            | Transition::Supersede { seq, .. } => *seq,
         };
         let Some(row) = usize::try_from(seq - 1)
             .ok()
@@ -305,6 +308,7 @@ impl Model {
                 row.first_attempt_at = Some(*first_attempt_at);
                 row.next_attempt_at = *next_attempt_at;
             }
+            Transition::Supersede { .. } => row.status = OutboxStatus::Superseded,
         }
         true
     }

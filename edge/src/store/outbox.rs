@@ -147,6 +147,48 @@ pub fn head(
     }))
 }
 
+/// A row's event, as `deliver = "latest"` weighs it (core's `drain::Weighed`, its
+/// effect looked up by the caller).
+pub struct Weigh {
+    pub event_id: String,
+    pub event_type: String,
+    pub created_at: Option<i64>,
+}
+
+/// The event of row `seq`, and of the next pending row of its destination after it (an
+/// entity object's rows: their events are in its `events` table). `outbox_by_status`
+/// finds the next row in one range of the index.
+pub fn successor(sql: &SqlStorage, seq: i64) -> worker::Result<(Option<Weigh>, Option<Weigh>)> {
+    row! {
+        struct Weighed {
+            event_id: String,
+            event_type: String,
+            created_at: Option<i64>,
+        }
+    }
+    let of = |query: &str| -> worker::Result<Option<Weigh>> {
+        let found: Option<Weighed> = first(
+            sql,
+            query,
+            vec![int(seq), text(OutboxStatus::Pending.as_str())],
+        )?;
+        Ok(found.map(|w| Weigh {
+            event_id: w.event_id,
+            event_type: w.event_type,
+            created_at: w.created_at,
+        }))
+    };
+    let head = of("SELECT e.event_id, e.event_type, e.created_at
+         FROM outbox o JOIN events e ON e.event_id = o.event_id
+         WHERE o.seq = ?1 AND o.status = ?2")?;
+    let next = of("SELECT e.event_id, e.event_type, e.created_at
+         FROM outbox o JOIN events e ON e.event_id = o.event_id
+         WHERE o.seq = (SELECT p.seq FROM outbox h JOIN outbox p ON p.status = ?2
+           AND p.seq > h.seq AND p.dest_name IS h.dest_name AND p.destination IS h.destination
+           WHERE h.seq = ?1 ORDER BY p.seq LIMIT 1)")?;
+    Ok((head, next))
+}
+
 /// An entity object's rows, as a [`start`] condition: whether it holds any event or body
 /// ([`start`] counts its outbox rows too, when the outbox is a table).
 pub const HOLDS_ROWS: &str = "EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM raw_bodies)";
@@ -262,6 +304,19 @@ pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker:
                 int(first_attempt_at.0),
                 int(next_attempt_at.0),
                 text(result),
+                int(*seq),
+                pending,
+                int(i64::from(if_attempts)),
+            ],
+        )?,
+        Transition::Supersede { seq, by, at } => run(
+            sql,
+            "UPDATE outbox SET status = ?, last_result = 'superseded by ' || ?, done_at = ?
+               WHERE seq = ? AND status = ? AND attempts = ?",
+            &[
+                text(OutboxStatus::Superseded.as_str()),
+                text(by),
+                int(at.0),
                 int(*seq),
                 pending,
                 int(i64::from(if_attempts)),
@@ -473,10 +528,12 @@ pub fn kept(sql: &SqlStorage) -> worker::Result<Kept> {
                    FROM outbox o
                    LEFT JOIN raw_bodies b ON b.seq = o.body_seq AND b.event_id = o.event_id
                    WHERE o.status = ?) AS pending,
-                (SELECT done_at FROM outbox WHERE status = ? ORDER BY seq LIMIT 1) AS delivered",
+                (SELECT done_at FROM outbox WHERE status IN (?, ?) ORDER BY seq LIMIT 1)
+                  AS delivered",
         vec![
             text(OutboxStatus::Pending.as_str()),
             text(OutboxStatus::Delivered.as_str()),
+            text(OutboxStatus::Superseded.as_str()),
         ],
     )?;
     Ok(row.map_or_else(Kept::default, |r| Kept {
@@ -541,10 +598,12 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
              RETURNING seq",
             vec![int(kept_before.0), int(i64::from(limit))],
         )?,
+        // Superseded rows go with the delivered ones: both are done and sent nothing more.
         Prune::Delivered { done_before, limit } => sql.exec_raw(
             "DELETE FROM outbox WHERE seq IN (
-               SELECT seq FROM outbox WHERE status = ?1 AND done_at < ?2 AND seq < COALESCE(
-                 (SELECT seq FROM outbox WHERE status = ?1 AND done_at >= ?2 ORDER BY seq LIMIT 1),
+               SELECT seq FROM outbox WHERE status IN (?1, ?4) AND done_at < ?2 AND seq < COALESCE(
+                 (SELECT seq FROM outbox WHERE status IN (?1, ?4) AND done_at >= ?2
+                  ORDER BY seq LIMIT 1),
                  9007199254740991)
                ORDER BY seq LIMIT ?3)
              RETURNING seq",
@@ -552,6 +611,7 @@ pub fn prune(sql: &SqlStorage, p: Prune) -> worker::Result<usize> {
                 text(OutboxStatus::Delivered.as_str()),
                 int(done_before.0),
                 int(i64::from(limit)),
+                text(OutboxStatus::Superseded.as_str()),
             ],
         )?,
         Prune::Ids {
