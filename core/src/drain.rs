@@ -31,10 +31,12 @@
 //!   of it).
 //! - [`Command::Write`]: the transition, applied only while the row is still pending with
 //!   the attempts it was read with (one conditional `UPDATE`).
-//! - [`Command::Sync`]: made durable before anything else goes out; then, for a granted
-//!   attempt, [`Command::Report`] its result to the gate (a report that is lost holds the
-//!   lease's slot only until the lease ends, and counts for nothing), and the next
-//!   [`Command::ReadHead`]. After a failed attempt of an entity's row, the later rows of
+//! - [`Command::Sync`]: made durable before anything else goes out; then the next
+//!   [`Command::ReadHead`]. A granted attempt's result is owed to the gate: when the row
+//!   read next asks the same destination's gate, it rides along with that
+//!   [`Command::Ask`] (`renew`), so a backlog costs one gate call per attempt; otherwise
+//!   [`Command::Report`] goes first and the row is read again. A report that is lost holds
+//!   the lease's slot only until the lease ends, and counts for nothing. After a failed attempt of an entity's row, the later rows of
 //!   its destination wait for its retry (head of line per destination: each destination
 //!   sees the entity in order), and the run goes on to the other destinations' heads
 //!   ([`Order::HeadOfLine`]). A bucket's events have no order among them
@@ -136,20 +138,50 @@ impl Current {
         self.held.iter().map(|(_, until)| *until).chain(due).min()
     }
 
-    /// What follows a written (or unwritten) row: its report to the gate, if it was
-    /// granted, else the next read.
+    /// What follows a written (or unwritten) row: the next read. A granted attempt's
+    /// report waits for it ([`Current::unreported`]).
     fn after_write<T>(&mut self) -> (Waiting, Command<T>) {
-        match self.report.take() {
-            Some((gated, lease, result)) => (
-                Waiting::Reported,
-                Command::Report {
-                    destination: gated.destination,
-                    entity: gated.entity,
-                    lease,
-                    result,
-                },
-            ),
-            None => (Waiting::Head, Command::ReadHead(self.read())),
+        (Waiting::Head, Command::ReadHead(self.read()))
+    }
+
+    /// The report still owed for this run's last granted attempt, unless `head` (what the
+    /// read just found) goes on to ask the same destination's gate, where it rides along
+    /// ([`Command::Ask`]'s `renew`). Owed, it goes out before anything else, and the row is
+    /// read again after it.
+    fn unreported<T>(&mut self, head: &Input<'_, T>) -> Option<Command<T>> {
+        let (gated, ..) = self.report.as_ref()?;
+        let asks_same_gate = match head {
+            Input::Head {
+                row: Some((row, via)),
+                gated: Some(next),
+                now,
+            } => {
+                next.destination == gated.destination
+                    && !self.holds(next)
+                    && via.is_ok()
+                    && row.next_attempt_at <= *now
+            }
+            _ => false,
+        };
+        if asks_same_gate {
+            return None;
+        }
+        let (gated, lease, result) = self.report.take()?;
+        Some(Command::Report {
+            destination: gated.destination,
+            entity: gated.entity,
+            lease,
+            result,
+        })
+    }
+
+    /// The pending report for `gated`'s destination, to ride along with its ask.
+    fn renew(&mut self, gated: &Gated) -> Option<(LeaseId, AttemptResult)> {
+        match &self.report {
+            Some((g, ..)) if g.destination == gated.destination => {
+                self.report.take().map(|(_, lease, result)| (lease, result))
+            }
+            _ => None,
         }
     }
 }
@@ -261,6 +293,9 @@ pub enum Command<T> {
         entity: String,
         /// What sending the row takes, as the adapter handed it over.
         via: T,
+        /// The result of this run's last granted attempt to the same destination, not yet
+        /// reported: sent in the same call (the gate's `Renew`).
+        renew: Option<(LeaseId, AttemptResult)>,
     },
     /// Report the granted attempt's result to `destination`'s gate; then
     /// [`Input::Reported`], whether or not the report arrived.
@@ -402,6 +437,12 @@ impl Drain {
         let Some(current) = self.current.as_mut().filter(|c| c.run == run) else {
             return Command::Done;
         };
+        if current.waiting == Waiting::Head {
+            if let Some(report) = current.unreported(&input) {
+                current.waiting = Waiting::Reported;
+                return report;
+            }
+        }
         if let Input::Head {
             row: Some((head, _)),
             ..
@@ -465,6 +506,7 @@ impl Drain {
                         gated: gated.clone(),
                     }),
                     Command::Ask {
+                        renew: current.renew(&gated),
                         destination: gated.destination,
                         entity: gated.entity,
                         via,
@@ -498,18 +540,23 @@ impl Drain {
                         if_attempts: head.attempts,
                     },
                 ),
-                _ => (
-                    Some(Waiting::Asked {
-                        head: head.clone(),
-                        attempt: *attempt,
-                        gated: gated.clone(),
-                    }),
-                    Command::Ask {
-                        destination: gated.destination.clone(),
-                        entity: gated.entity.clone(),
-                        via,
-                    },
-                ),
+                _ => {
+                    let (head, attempt, gated) = (head.clone(), *attempt, gated.clone());
+                    let renew = current.renew(&gated);
+                    (
+                        Some(Waiting::Asked {
+                            head,
+                            attempt,
+                            gated: gated.clone(),
+                        }),
+                        Command::Ask {
+                            destination: gated.destination,
+                            entity: gated.entity,
+                            via,
+                            renew,
+                        },
+                    )
+                }
             },
             (
                 Waiting::Asked {
@@ -693,6 +740,7 @@ mod tests {
             destination: destination.to_owned(),
             entity: "card_1".to_owned(),
             via: (),
+            renew: None,
         }
     }
 
@@ -918,29 +966,58 @@ mod tests {
         assert!(!d.running());
     }
 
-    #[test]
-    fn a_granted_row_is_sent_written_made_durable_then_reported_with_its_lease() {
+    /// Reads, asks, is granted `lease` and sends the row `seq` for `destination`, which
+    /// comes to `result`; its write applied and made durable. Returns the next command.
+    fn granted_and_sent(
+        d: &mut Drain,
+        run: Run,
+        destination: &str,
+        seq: i64,
+        lease: u64,
+        result: AttemptResult,
+    ) -> Command<()> {
         let s = Schedule::default();
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for(destination, head(seq, 0, 900)));
         assert_eq!(
-            d.handle(run, read_for("billing", head(1, 0, 900))),
-            ask("billing")
-        );
-        assert_eq!(
-            d.handle(run, asked(grant(7, false), None)),
+            d.handle(run, asked(grant(lease, false), None)),
             Command::Send {
                 attempt: 1,
                 via: ()
             }
         );
-        let _ = d.handle(run, sent(AttemptResult::Timeout, &s));
+        let _ = d.handle(run, sent(result, &s));
         assert_eq!(
             d.handle::<()>(run, Input::Written { applied: true }),
             Command::Sync
         );
+        d.handle::<()>(run, Input::Synced)
+    }
+
+    #[test]
+    fn a_granted_attempts_report_rides_along_with_the_next_ask_of_its_destination() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let next = granted_and_sent(&mut d, run, "billing", 1, 7, ok());
+        assert_eq!(next, Command::ReadHead(Read::HeadAfter(1)));
         assert_eq!(
-            d.handle::<()>(run, Input::Synced),
+            d.handle(run, read_for("billing", head(2, 0, 900))),
+            Command::Ask {
+                destination: "billing".to_owned(),
+                entity: "card_1".to_owned(),
+                via: (),
+                renew: Some((LeaseId(7), ok())),
+            }
+        );
+    }
+
+    #[test]
+    fn a_granted_attempts_report_goes_first_when_the_next_row_goes_elsewhere_which_is_read_again() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let next = granted_and_sent(&mut d, run, "billing", 1, 7, AttemptResult::Timeout);
+        assert_eq!(next, Command::ReadHead(Read::HeadAfter(1)));
+        assert_eq!(
+            d.handle(run, read_for("audit", head(2, 0, 900))),
             Command::Report {
                 destination: "billing".to_owned(),
                 entity: "card_1".to_owned(),
@@ -948,6 +1025,29 @@ mod tests {
                 result: AttemptResult::Timeout,
             }
         );
+        assert_eq!(
+            d.handle::<()>(run, Input::Reported),
+            Command::ReadHead(Read::HeadAfter(1)),
+            "the row found is read again, after the report's await"
+        );
+        assert_eq!(
+            d.handle(run, read_for("audit", head(2, 0, 900))),
+            ask("audit")
+        );
+    }
+
+    #[test]
+    fn a_granted_attempts_report_goes_out_before_the_run_ends() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = granted_and_sent(&mut d, run, "billing", 1, 3, ok());
+        assert!(matches!(
+            d.handle(run, read(None)),
+            Command::Report {
+                lease: LeaseId(3),
+                ..
+            }
+        ));
         assert_eq!(
             d.handle::<()>(run, Input::Reported),
             Command::ReadHead(Read::HeadAfter(1))
@@ -962,8 +1062,12 @@ mod tests {
         let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
         let _ = d.handle(run, asked(grant(3, false), None));
         let _ = d.handle(run, sent(ok(), &s));
-        assert!(matches!(
+        assert_eq!(
             d.handle::<()>(run, Input::Written { applied: false }),
+            Command::ReadHead(Read::HeadAfter(1))
+        );
+        assert!(matches!(
+            d.handle(run, read(None)),
             Command::Report {
                 lease: LeaseId(3),
                 ..
@@ -996,6 +1100,11 @@ mod tests {
         let _ = d.handle(run, sent(ok(), &s));
         let _ = d.handle::<()>(run, Input::Written { applied: true });
         let _ = d.handle::<()>(run, Input::Synced);
+        // audit's report goes first: the row read next is not audit's.
+        assert!(matches!(
+            d.handle(run, read_for("billing", head(4, 0, 900))),
+            Command::Report { .. }
+        ));
         let _ = d.handle::<()>(run, Input::Reported);
         // The held destination's next row (a bucket's) is not asked about in this run.
         assert_eq!(

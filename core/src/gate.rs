@@ -7,7 +7,9 @@
 //! the configuration, so the object needs none of its own) and a [`Request`]:
 //!
 //! - [`Request::Ask`] and [`Request::Report`]: an entity's drain, before and after an
-//!   attempt ([`Protect::ask`], [`Protect::report`]);
+//!   attempt ([`Protect::ask`], [`Protect::report`]); [`Request::Renew`], both in one call,
+//!   when the drain's next row goes to the same destination (a backlog pays one round trip
+//!   per attempt, not two);
 //! - [`Request::Pause`], [`Request::Resume`] and [`Request::Status`]: the admin API.
 //!
 //! [`Gate::handle`] runs it and returns the [`Command`]s the object carries out in order,
@@ -61,6 +63,16 @@ pub enum Request {
     },
     /// The result of the attempt `entity` made under `lease`.
     Report {
+        /// The entity's key.
+        entity: String,
+        /// The grant's lease.
+        lease: LeaseId,
+        /// How the attempt ended.
+        result: AttemptResult,
+    },
+    /// The result of the attempt `entity` made under `lease`, and may it make another now?
+    /// A [`Request::Report`] then a [`Request::Ask`], answered as the ask.
+    Renew {
         /// The entity's key.
         entity: String,
         /// The grant's lease.
@@ -236,6 +248,12 @@ impl Call {
                 result,
             } => json!({ "op": "report", "entity": entity, "lease": lease.0,
                          "result": result_json(result) }),
+            Request::Renew {
+                entity,
+                lease,
+                result,
+            } => json!({ "op": "renew", "entity": entity, "lease": lease.0,
+                         "result": result_json(result) }),
             Request::Pause => json!({ "op": "pause" }),
             Request::Resume => json!({ "op": "resume" }),
             Request::Status => json!({ "op": "status" }),
@@ -253,11 +271,20 @@ impl Call {
         let entity = || string(r, "entity").map(str::to_owned);
         let request = match string(r, "op") {
             Some("ask") => entity().map(|entity| Request::Ask { entity }),
-            Some("report") => (|| {
-                Some(Request::Report {
-                    entity: entity()?,
-                    lease: LeaseId(uint(r, "lease")?),
-                    result: result_of(r.get("result")?)?,
+            Some(op @ ("report" | "renew")) => (|| {
+                let (entity, lease) = (entity()?, LeaseId(uint(r, "lease")?));
+                let result = result_of(r.get("result")?)?;
+                Some(match op {
+                    "report" => Request::Report {
+                        entity,
+                        lease,
+                        result,
+                    },
+                    _ => Request::Renew {
+                        entity,
+                        lease,
+                        result,
+                    },
                 })
             })(),
             Some("pause") => Some(Request::Pause),
@@ -508,6 +535,18 @@ impl Gate {
                 lease,
                 result,
             } => Answer::Reported(protect.report(&entity, lease, &result, now)),
+            // Reported first: an ask ends the entity's lease as lost.
+            Request::Renew {
+                entity,
+                lease,
+                result,
+            } => {
+                let _ = protect.report(&entity, lease, &result, now);
+                Answer::Ask {
+                    ask: protect.ask(&entity, now),
+                    healthy_since: protect.durable().healthy_since,
+                }
+            }
             Request::Pause => {
                 let changed = Some(protect.pause(now));
                 let status = protect.status(now);

@@ -47,6 +47,11 @@ fn every_request_reads_back_with_its_settings() {
         Request::Resume,
         Request::Status,
     ];
+    requests.extend(results().into_iter().map(|result| Request::Renew {
+        entity: "ch_2".into(),
+        lease: LeaseId(12),
+        result,
+    }));
     requests.extend(results().into_iter().map(|result| Request::Report {
         entity: "ch_1".into(),
         lease: LeaseId((1u64 << 53) - 1),

@@ -24,7 +24,7 @@ use hookonce_core::forward::Outgoing;
 use hookonce_core::gate::{Answer as GateAnswer, Request as GateRequest};
 use hookonce_core::log::attempt as attempt_log;
 use hookonce_core::metrics::{self, Count};
-use hookonce_core::names::order_of;
+use hookonce_core::names::{order_of, source_of};
 use hookonce_core::outbox::{target as outbox_target, Order, Target, Transition};
 use hookonce_core::retry::DeadReason;
 use hookonce_core::time::UnixSeconds;
@@ -198,6 +198,9 @@ async fn deliver_due(
     let sql = storage.sql();
     // The key the gates count this object by: its name (an entity's, or a bucket's).
     let entity = state.id().name().unwrap_or_default();
+    // A report's source: the object's own (the row read last may be none, after the run's
+    // last row is read).
+    let own_source = source_of(&entity).unwrap_or_default().to_owned();
     let mut gate_trouble_logged = false;
     let mut due: Option<store::Due> = None;
     loop {
@@ -243,8 +246,16 @@ async fn deliver_due(
                 destination,
                 entity,
                 via,
+                renew,
             } => {
-                let asked = GateRequest::Ask { entity };
+                let asked = match renew {
+                    Some((lease, result)) => GateRequest::Renew {
+                        entity,
+                        lease,
+                        result,
+                    },
+                    None => GateRequest::Ask { entity },
+                };
                 let (answer, healthy_since) =
                     match call_gate(env, loaded, &via.due.source, &destination, asked).await {
                         Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
@@ -267,13 +278,12 @@ async fn deliver_due(
                 lease,
                 result,
             } => {
-                let source = due.as_ref().map_or("", |d| d.source.as_str());
                 let request = GateRequest::Report {
                     entity,
                     lease,
                     result,
                 };
-                if let Err(e) = call_gate(env, loaded, source, &destination, request).await {
+                if let Err(e) = call_gate(env, loaded, &own_source, &destination, request).await {
                     log_gate_trouble(&mut gate_trouble_logged, &Err::<GateAnswer, _>(e));
                 }
                 DrainInput::Reported

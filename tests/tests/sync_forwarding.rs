@@ -144,7 +144,10 @@ fn a_claim_left_by_a_dead_runtime_expires_with_its_lease() {
     let w = config.start_in(state.path());
     // While the lease (20 s, whole seconds) runs, a retry is told to come back.
     let elapsed = claimed_at.elapsed();
-    assert!(elapsed < Duration::from_secs(18), "restart took {elapsed:?}");
+    assert!(
+        elapsed < Duration::from_secs(18),
+        "restart took {elapsed:?}"
+    );
     let r = origin::deliver_body(&w, "evt_orphan", &body);
     assert_eq!(r.status, 409, "the orphaned claim still holds: {r}");
     assert!(r.header("retry-after").is_some(), "{r}");
