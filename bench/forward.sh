@@ -7,7 +7,8 @@
 # that drift on a shared machine hits all alike; compare medians, not single runs.
 #
 #   bash bench/forward.sh BUILD_A BUILD_B
-# Knobs: FORWARD_ROUNDS (3), FORWARD_ENTITIES (50), FORWARD_EVENTS (1000),
+# A BUILD may be VAR=VALUE@DIR, for VAR=VALUE in its config's environment only, e.g.
+# BENCH_FORWARD_MAX_IN_FLIGHT=1000@build. Knobs: FORWARD_ROUNDS (3), FORWARD_ENTITIES (50), FORWARD_EVENTS (1000),
 # FORWARD_CONCURRENCY (16).
 set -euo pipefail
 
@@ -20,10 +21,14 @@ cargo build -q --release -p hookonce-loadgen
 loadgen=$CARGO_TARGET_DIR/release/loadgen
 names=("$@")
 for ((round = 1; round <= ${FORWARD_ROUNDS:-3}; round++)); do
-    while read -r build; do
+    while read -r spec; do
         origin=$(bench_port)
+        # [VAR=VALUE@]BUILD: VAR=VALUE in this build's config environment only.
+        build=${spec#*@} var=
+        [[ $spec == *@* ]] && var=${spec%%@*} && export "${var?}"
         BENCH_FORWARD_URL=http://127.0.0.1:$origin/hooks bench_serve "r$round" hookonce "$build"
-        printf '%s round %s: ' "$build" "$round"
+        [[ -z $var ]] || unset "${var%%=*}"
+        printf '%s round %s: ' "$spec" "$round"
         python3 bench/forward.py "http://127.0.0.1:$port" "$origin" "${FORWARD_ENTITIES:-50}" \
             "${FORWARD_EVENTS:-1000}" "${FORWARD_CONCURRENCY:-16}"
         kill "$served"

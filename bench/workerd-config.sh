@@ -59,10 +59,10 @@ fi
 sources=${BENCH_SOURCES:-'{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],'$keep$dests'"effects":{"cardholder.updated":"snapshot","*":"notify"}},"github":{"scheme":"github","secrets":["COCKPIT_SECRET"],'$keep'"legacy_lookup_secs":0}}'}
 secret=whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
 # BENCH_FORWARD_URL=URL: the cockpit source forwards to URL (loopback allowed, signed with
-# the forwarding secret), for bench/forward.sh.
+# the forwarding secret), for bench/forward.sh; BENCH_FORWARD_MAX_IN_FLIGHT=N sets its cap.
 if [[ -n ${BENCH_FORWARD_URL:-} ]]; then
     [[ -z $dests ]] || { echo "workerd-config: BENCH_FORWARD_URL and BENCH_DESTINATIONS exclude each other" >&2; exit 2; }
-    sources='{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"},"forward":{"url":"'$BENCH_FORWARD_URL'"}}}'
+    sources='{"cockpit":{"scheme":"standard-webhooks","secrets":["COCKPIT_SECRET"],"effects":{"cardholder.updated":"snapshot","*":"notify"},"forward":{"url":"'$BENCH_FORWARD_URL'"'${BENCH_FORWARD_MAX_IN_FLIGHT:+,\"max_in_flight\":$BENCH_FORWARD_MAX_IN_FLIGHT}'}}}'
     dests=forward
     internet='(name = "internet", network = (allow = ["local"])),'
     outbound='globalOutbound = "internet",'
