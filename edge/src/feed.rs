@@ -127,6 +127,19 @@ fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
     }
 }
 
+/// The read API path of an event (its outcome and each destination's delivery).
+fn event_path(source: &str, id: &str, entity: Option<&str>) -> String {
+    let path = format!(
+        "/events/{}/{}",
+        encode_component(source),
+        encode_component(id)
+    );
+    match entity {
+        Some(e) => format!("{path}?entity={}", encode_component(e)),
+        None => path,
+    }
+}
+
 /// The read API path of an entity.
 fn entity_path(source: &str, entity: &str) -> String {
     format!(
@@ -155,6 +168,10 @@ fn events(store: &FeedStore, source: &str, q: &FeedQuery) -> Result<Response> {
             });
             if let Some(e) = &r.entity {
                 row["entity_url"] = json!(entity_path(source, e));
+            }
+            if let (Some(id), FeedOutcome::Applied | FeedOutcome::Stale) = (&r.event_id, r.outcome)
+            {
+                row["event_url"] = json!(event_path(source, id, r.entity.as_deref()));
             }
             if r.outcome == FeedOutcome::Rejected {
                 row["status"] = json!(r.status);

@@ -38,7 +38,7 @@ use crate::problem::{self, json_response};
 use crate::send;
 use crate::sources::{self, Loaded, Source};
 use crate::store::entity::EntityStore;
-use crate::store::outbox as outbox_store;
+use crate::store::outbox::{self as outbox_store, OutboxRow};
 use crate::store::reads::Page;
 use crate::task::export_object;
 use crate::{answer, clock, gate, http, logs, notes, outbox};
@@ -520,16 +520,7 @@ impl EntityObject {
                 "outcome": e.outcome,
                 "processed_at": e.processed_at,
             })).collect::<Vec<_>>(),
-            "outbox": outbox.iter().map(|o| json!({
-                "seq": o.seq,
-                "event_id": o.event_id,
-                "destination": o.destination,
-                "status": o.status,
-                "attempts": o.attempts,
-                "next_attempt_at": o.next_attempt_at,
-                "last_result": o.last_result,
-                "done_at": o.done_at,
-            })).collect::<Vec<_>>(),
+            "outbox": outbox.iter().map(outbox_json).collect::<Vec<_>>(),
             "cursor": cursor.map(|c| c.encode()),
         });
         json_response(200, &body, "application/json")
@@ -549,11 +540,27 @@ impl EntityObject {
                     "outcome": r.outcome,
                     "created_at": r.created_at,
                     "processed_at": r.processed_at,
+                    "deliveries": self.store.deliveries(id)?.iter().map(outbox_json)
+                        .collect::<Vec<_>>(),
                 }),
                 "application/json",
             ),
         }
     }
+}
+
+/// An outbox row as the entity and event reads show it.
+fn outbox_json(o: &OutboxRow) -> Value {
+    json!({
+        "seq": o.seq,
+        "event_id": o.event_id,
+        "destination": o.destination,
+        "status": o.status,
+        "attempts": o.attempts,
+        "next_attempt_at": o.next_attempt_at,
+        "last_result": o.last_result,
+        "done_at": o.done_at,
+    })
 }
 
 /// The answer core's `Ingest` came to.

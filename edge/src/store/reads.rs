@@ -1,5 +1,5 @@
 //! The entity store's reads for the read and admin API: a page of the entity (snapshot,
-//! ledger, events, outbox rows), one record, and the fingerprint that shows a replay
+//! ledger, events, outbox rows), one record and its outbox rows, and the fingerprint that shows a replay
 //! changed nothing.
 
 use hookonce_core::event::EventId;
@@ -133,6 +133,16 @@ impl EntityStore {
             events,
             outbox,
         })
+    }
+
+    /// The outbox rows of event `id`, one per destination that took it, oldest first.
+    pub fn deliveries(&self, id: &EventId) -> worker::Result<Vec<OutboxRow>> {
+        self.sql()
+            .exec_raw(
+                &format!("{OUTBOX_ROWS} WHERE event_id = ? ORDER BY seq"),
+                vec![text(id.as_str())],
+            )?
+            .all()
     }
 
     /// The processed id `id`, if recorded.
