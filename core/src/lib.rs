@@ -85,6 +85,7 @@
 
 // Steps 1 to 3: route, verify, parse; and the hand-off to the entity's object.
 pub mod custom;
+pub mod dead;
 pub mod event;
 pub mod handoff;
 pub mod names;
@@ -107,6 +108,7 @@ pub mod packing;
 pub mod protect;
 pub mod retention;
 pub mod retry;
+pub mod sweep;
 
 // Configuration, and what a request may carry or reach.
 pub mod body;

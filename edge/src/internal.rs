@@ -44,6 +44,9 @@ pub enum Op {
     Redeliver(String, Option<String>),
     /// Send a destination the entity's kept events since a time, unix seconds.
     Backfill(String, i64),
+    /// Requeue the dead letters a filter admits, or count them: `entity::requeue::DeadFilter`'s
+    /// query, and `dry_run=true` for a dry run.
+    Requeue(String),
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -76,6 +79,7 @@ impl Op {
                 )
             }
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
+            Op::Requeue(q) => format!("{base}/requeue?{q}"),
         }
     }
 
@@ -89,6 +93,7 @@ impl Op {
                 | Op::Redeliver(..)
                 | Op::Backfill(..)
                 | Op::Buckets(_)
+                | Op::Requeue(_)
         )
     }
 
@@ -110,6 +115,7 @@ impl Op {
                 query_param(query, "since")?.ok()?.parse().ok()?,
             ),
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
+            "/requeue" => Op::Requeue(query.to_owned()),
             _ => return None,
         })
     }
@@ -132,6 +138,8 @@ pub enum FeedOp {
     /// The last hour's deliveries per minute and each destination's health
     /// (`activity::document`).
     Activity,
+    /// A page of candidate entities; the query as `sweep::CandidateQuery::to_query` wrote it.
+    Candidates(String),
 }
 
 impl FeedOp {
@@ -147,6 +155,7 @@ impl FeedOp {
             }
             FeedOp::Metrics => format!("{base}/metrics"),
             FeedOp::Activity => format!("{base}/activity"),
+            FeedOp::Candidates(q) => format!("{base}/candidates?{q}"),
         }
     }
 
@@ -159,6 +168,7 @@ impl FeedOp {
             "/outbox" => FeedOp::Outbox(query_param(query, "object")?.ok()?),
             "/metrics" => FeedOp::Metrics,
             "/activity" => FeedOp::Activity,
+            "/candidates" => FeedOp::Candidates(query.to_owned()),
             _ => return None,
         })
     }
