@@ -9,27 +9,20 @@ use std::time::Duration;
 
 use common::{assert_output, hookonce};
 use hookonce_e2e::events::ADMIN_TOKEN;
-use hookonce_e2e::origin::{self, deliver, worker_to, Origin, Reply};
-use serde_json::json;
+use hookonce_e2e::origin;
 
 #[test]
 fn the_dry_run_prints_progress_and_counts_then_the_real_run_requeues() {
-    let (billing, audit) = (Origin::start(), Origin::start());
-    for o in [&billing, &audit] {
-        o.set_default(Reply::Gone);
-    }
-    let to = |o: &Origin| json!({ "url": o.url("/hooks") });
-    let w = worker_to(json!({ "billing": to(&billing), "audit": to(&audit) }));
-    for (id, entity) in [
-        ("evt_clirq_1", "ent_clirq_a"),
-        ("evt_clirq_2", "ent_clirq_b"),
-        ("evt_clirq_3", "ent_clirq_c"),
-    ] {
-        let (r, _) = deliver(&w, id, entity);
-        assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{r}");
-    }
-    origin::wait_dead(&w, |dead| dead.len() == 6);
-    billing.set_default(Reply::OK);
+    let (w, billing, _audit) = origin::dead_at_billing_and_audit(|w| {
+        origin::deliver_applied(
+            w,
+            &[
+                ("evt_clirq_1", "ent_clirq_a"),
+                ("evt_clirq_2", "ent_clirq_b"),
+                ("evt_clirq_3", "ent_clirq_c"),
+            ],
+        )
+    });
     let before = billing.requests().len();
 
     let args = |dry: bool| {

@@ -5,29 +5,22 @@
 use std::time::Duration;
 
 use hookonce_e2e::events::admin_pages;
-use hookonce_e2e::origin::{self, deliver, worker_to, Origin, Reply};
+use hookonce_e2e::origin;
 use serde_json::json;
 
 #[test]
 fn a_dry_run_counts_every_destinations_letters_and_sends_nothing() {
-    let (billing, audit) = (Origin::start(), Origin::start());
-    for o in [&billing, &audit] {
-        o.set_default(Reply::Gone);
-    }
-    let to = |o: &Origin| json!({ "url": o.url("/hooks") });
-    let w = worker_to(json!({ "billing": to(&billing), "audit": to(&audit) }));
-    for (id, entity) in [
-        ("evt_dry_1", "ent_dry_a"),
-        ("evt_dry_2", "ent_dry_b"),
-        ("evt_dry_3", "ent_dry_b"),
-        ("evt_dry_4", "ent_dry_c"),
-    ] {
-        let (r, _) = deliver(&w, id, entity);
-        assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{r}");
-    }
-    origin::wait_dead(&w, |dead| dead.len() == 8);
-    billing.set_default(Reply::OK);
-    audit.set_default(Reply::OK);
+    let (w, billing, audit) = origin::dead_at_billing_and_audit(|w| {
+        origin::deliver_applied(
+            w,
+            &[
+                ("evt_dry_1", "ent_dry_a"),
+                ("evt_dry_2", "ent_dry_b"),
+                ("evt_dry_3", "ent_dry_b"),
+                ("evt_dry_4", "ent_dry_c"),
+            ],
+        )
+    });
     let sent_before = (billing.requests().len(), audit.requests().len());
 
     let pages = admin_pages(&w, "/admin/requeue/acme?dry_run=true&limit=2");

@@ -7,18 +7,12 @@
 use std::time::Duration;
 
 use hookonce_e2e::events::admin_pages;
-use hookonce_e2e::origin::{self, deliver_body, event_body, worker_to, Origin, Reply};
+use hookonce_e2e::origin::{self, deliver_body, event_body, Reply};
 use hookonce_e2e::unix_now;
 use serde_json::json;
 
 #[test]
 fn only_the_matching_rows_go_back_and_arrive_in_per_entity_order() {
-    let (billing, audit) = (Origin::start(), Origin::start());
-    for o in [&billing, &audit] {
-        o.set_default(Reply::Gone);
-    }
-    let to = |o: &Origin| json!({ "url": o.url("/hooks") });
-    let w = worker_to(json!({ "billing": to(&billing), "audit": to(&audit) }));
     let started = unix_now();
     let kinds = [
         "invoice.paid",
@@ -26,26 +20,28 @@ fn only_the_matching_rows_go_back_and_arrive_in_per_entity_order() {
         "customer.created",
         "invoice.payment.failed",
     ];
-    let mut sent = 0;
-    for entity in ["ent_fa", "ent_fb", "ent_fc"] {
-        // ent_fc's events are all of a type the filter leaves out.
-        for (i, kind) in kinds.iter().enumerate() {
-            let kind = if entity == "ent_fc" {
-                "customer.created"
-            } else {
-                kind
-            };
-            let id = format!("evt_{entity}_{i}");
-            let r = deliver_body(&w, &id, &event_body(&id, kind, entity, started + i as i64));
-            assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{r}");
-            sent += 1;
+    let (w, billing, audit) = origin::dead_at_billing_and_audit(|w| {
+        let mut sent = 0;
+        for entity in ["ent_fa", "ent_fb", "ent_fc"] {
+            // ent_fc's events are all of a type the filter leaves out.
+            for (i, kind) in kinds.iter().enumerate() {
+                let kind = if entity == "ent_fc" {
+                    "customer.created"
+                } else {
+                    kind
+                };
+                let id = format!("evt_{entity}_{i}");
+                let body = event_body(&id, kind, entity, started + i as i64);
+                let r = deliver_body(w, &id, &body);
+                assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{r}");
+                sent += 1;
+            }
         }
-    }
-    origin::wait_dead(&w, |dead| dead.len() == 2 * sent);
+        sent
+    });
+    let sent = 3 * kinds.len();
     let audit_before = audit.requests().len();
 
-    billing.set_default(Reply::OK);
-    audit.set_default(Reply::OK);
     let since = started - 5;
     let query =
         format!("destination=billing&type=invoice.*,!invoice.upcoming&since={since}&limit=2");
@@ -61,12 +57,7 @@ fn only_the_matching_rows_go_back_and_arrive_in_per_entity_order() {
         .iter()
         .all(|p| p["dry_run"] == false && p["failed"] == json!([])));
 
-    let delivered = |reqs: &[origin::Recorded]| -> Vec<String> {
-        reqs.iter()
-            .filter(|r| r.reply == Reply::OK)
-            .filter_map(|r| r.header("idempotency-key").map(str::to_owned))
-            .collect()
-    };
+    let delivered = origin::delivered_keys;
     let reqs = billing.wait_for(Duration::from_secs(15), |reqs| delivered(reqs).len() >= 4);
     let keys = delivered(&reqs);
     let of = |entity: &str| -> Vec<&str> {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use hookonce_e2e::events::{admin_pages, wait_feed};
-use hookonce_e2e::origin::{deliver, sources_to, Origin, Recorded, Reply};
+use hookonce_e2e::origin::{self, deliver, sources_to, Origin, Reply};
 use hookonce_e2e::Worker;
 use serde_json::{json, Value};
 
@@ -61,12 +61,7 @@ fn each_entity_gets_its_earlier_events_first_then_its_later_ones() {
     assert!(pages.iter().all(|p| p["failed"] == json!([])), "{pages:#?}");
 
     billing.set_default(Reply::OK);
-    let delivered = |reqs: &[Recorded]| -> Vec<String> {
-        reqs.iter()
-            .filter(|r| r.reply == Reply::OK)
-            .filter_map(|r| r.header("idempotency-key").map(str::to_owned))
-            .collect()
-    };
+    let delivered = origin::delivered_keys;
     let reqs = billing.wait_for(Duration::from_secs(20), |reqs| delivered(reqs).len() >= 8);
     let keys = delivered(&reqs);
     for entity in ENTITIES {

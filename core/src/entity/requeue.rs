@@ -65,27 +65,35 @@ impl Requeued {
 impl Tally for Requeued {
     fn add(&mut self, other: Requeued) {
         self.requeued += other.requeued;
-        for m in other.matched {
-            match self
-                .matched
-                .iter_mut()
-                .find(|c| c.destination == m.destination)
-            {
-                Some(c) => c.rows += m.rows,
-                None => self.matched.push(m),
-            }
-        }
+        add_rows(
+            &mut self.matched,
+            other.matched,
+            |c| &c.destination,
+            |c| &mut c.rows,
+        );
         self.matched
             .sort_by(|a, b| a.destination.cmp(&b.destination));
-        for s in other.skipped {
-            match self
-                .skipped
-                .iter_mut()
-                .find(|c| c.destination == s.destination)
-            {
-                Some(c) => c.rows += s.rows,
-                None => self.skipped.push(s),
-            }
+        add_rows(
+            &mut self.skipped,
+            other.skipped,
+            |s| &s.destination,
+            |s| &mut s.rows,
+        );
+    }
+}
+
+/// Adds each of `from`'s rows to `into`'s count of the same destination, or appends it.
+fn add_rows<T>(
+    into: &mut Vec<T>,
+    from: impl IntoIterator<Item = T>,
+    name: fn(&T) -> &String,
+    rows: fn(&mut T) -> &mut usize,
+) {
+    for mut item in from {
+        let n = *rows(&mut item);
+        match into.iter_mut().find(|c| name(c) == name(&item)) {
+            Some(c) => *rows(c) += n,
+            None => into.push(item),
         }
     }
 }
@@ -196,19 +204,17 @@ impl<'a> Requeue<'a> {
     fn sort(&mut self, rows: Vec<DeadRow>) {
         for row in rows.into_iter().filter(|r| self.filter.admits(r)) {
             let Some(name) = self.configured.iter().find(|c| **c == row.destination) else {
-                match self
-                    .answer
-                    .skipped
-                    .iter_mut()
-                    .find(|s| s.destination == row.destination)
-                {
-                    Some(s) => s.rows += 1,
-                    None => self.answer.skipped.push(Skipped {
-                        destination: row.destination,
-                        rows: 1,
-                        reason: SKIPPED_REMOVED.to_owned(),
-                    }),
-                }
+                let skipped = Skipped {
+                    destination: row.destination,
+                    rows: 1,
+                    reason: SKIPPED_REMOVED.to_owned(),
+                };
+                add_rows(
+                    &mut self.answer.skipped,
+                    [skipped],
+                    |s| &s.destination,
+                    |s| &mut s.rows,
+                );
                 continue;
             };
             match self.todo.iter_mut().find(|b| b.destination == *name) {
