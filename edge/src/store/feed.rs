@@ -44,11 +44,6 @@ fn count(n: u64) -> wasm_bindgen::JsValue {
     int(i64::try_from(n).unwrap_or(i64::MAX))
 }
 
-/// Rows handed to one statement as one JSON array, read back by SQLite.
-fn json(rows: &impl serde::Serialize) -> Result<String> {
-    serde_json::to_string(rows).map_err(|e| worker::Error::RustError(e.to_string()))
-}
-
 fn opt_text(s: Option<&str>) -> wasm_bindgen::JsValue {
     s.map_or(sql::NULL, text)
 }
@@ -103,7 +98,7 @@ impl FeedStore {
                 )
             })
             .collect();
-        sql::run(&self.sql, statements::APPEND, &[text(&json(&rows)?)]).map(drop)
+        sql::run(&self.sql, statements::APPEND, &[sql::json_text(&rows)?]).map(drop)
     }
 
     pub fn window(&self, w: &RejectWindow) -> Result<()> {
@@ -144,7 +139,7 @@ impl FeedStore {
     ) -> Result<()> {
         let events = match events.is_empty() {
             true => sql::NULL,
-            false => text(&json(&events)?),
+            false => sql::json_text(&events)?,
         };
         let values = [text(entity), opt_text(destination), events];
         sql::run(&self.sql, statements::REQUEUED, &values).map(drop)
@@ -152,7 +147,7 @@ impl FeedStore {
 
     pub fn seen(&self, entities: &[SeenEntity]) -> Result<()> {
         let pairs: Vec<_> = entities.iter().map(|e| (&e.entity, e.at)).collect();
-        sql::run(&self.sql, statements::SEEN, &[text(&json(&pairs)?)]).map(drop)
+        sql::run(&self.sql, statements::SEEN, &[sql::json_text(&pairs)?]).map(drop)
     }
 
     pub fn forget_entities(&self, before: UnixSeconds) -> Result<()> {

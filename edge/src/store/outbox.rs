@@ -16,7 +16,7 @@ use worker::SqlStorage;
 use super::entity::unpacked;
 use super::rows::{row, ReadRows};
 use super::schema::INSERT_OUTBOX;
-use super::sqlite::{first, int, run, text, NULL};
+use super::sqlite::{first, int, json_text, run, text, NULL};
 
 /// Where an outbox row goes: its own URL (a published message), or its source's
 /// destination of this name.
@@ -296,7 +296,6 @@ pub fn dead_rows(sql: &SqlStorage) -> worker::Result<Vec<DeadRow>> {
 /// attempts starting over; returns how many (counted from `RETURNING`: rows written count
 /// the status index's entries too).
 pub fn requeue_rows(sql: &SqlStorage, seqs: &[i64], at: UnixSeconds) -> worker::Result<usize> {
-    let seqs = serde_json::to_string(seqs).map_err(|e| worker::Error::RustError(e.to_string()))?;
     sql.exec_raw(
         "UPDATE outbox SET status = ?1, attempts = 0, first_attempt_at = NULL,
                next_attempt_at = ?2, done_at = NULL
@@ -305,7 +304,7 @@ pub fn requeue_rows(sql: &SqlStorage, seqs: &[i64], at: UnixSeconds) -> worker::
             text(OutboxStatus::Pending.as_str()),
             int(at.0),
             text(OutboxStatus::Dead.as_str()),
-            text(&seqs),
+            json_text(&seqs)?,
         ],
     )?
     .count_rows()
