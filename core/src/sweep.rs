@@ -299,6 +299,32 @@ mod tests {
         assert_eq!(pages, [(2, 2, 0), (2, 3, 0), (1, 0, 1)]);
     }
 
+    proptest::proptest! {
+        /// Whatever the keys and the page size, looping over the pages calls every key
+        /// once, in byte order, never more than `limit` a page.
+        #[test]
+        fn looping_over_pages_calls_every_key_once_in_order(
+            keys in proptest::collection::btree_set("[a-c/%é]{1,4}", 0..40),
+            limit in 1u32..8,
+        ) {
+            let feed: Vec<&str> = keys.iter().map(String::as_str).collect();
+            let mut after = None;
+            let mut all = Vec::new();
+            loop {
+                let (page, called) = run(&feed, PageAsk { after, limit });
+                proptest::prop_assert!(called.len() <= limit as usize);
+                all.extend(called);
+                match page.next {
+                    Some(c) => after = PageAsk::parse(&format!("cursor={c}")).unwrap().after,
+                    None => break,
+                }
+            }
+            let mut expected: Vec<&str> = feed.clone();
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(all, expected);
+        }
+    }
+
     #[test]
     fn a_page_that_fills_its_limit_exactly_has_no_next() {
         let (page, _) = run(
