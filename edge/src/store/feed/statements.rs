@@ -127,15 +127,20 @@ pub const FORGET_ENTITIES: &str = "DELETE FROM seen_entities WHERE last_at < ?";
 /// those whose last outbox report counted dead rows (of `?1`), after `?4` (NULL: from the
 /// first), `?5` at most; `?6` is the prefix of the source's entity objects' names
 /// (`{source}/e/`). The list keeps only the newest letters and reports stop when a row
-/// is requeued, so each finds entities the other has lost.
+/// is requeued, so each finds entities the other has lost. Each side walks its primary
+/// key from the cursor and stops at `?5`, so a page reads about `?5` keys of each, not
+/// the whole list (bench/FINDINGS.md).
 pub const DEAD_CANDIDATES: &str = "SELECT entity FROM (
-   SELECT entity FROM dead_letters
+   SELECT DISTINCT entity FROM dead_letters
    WHERE entity > COALESCE(?4, '') AND (?1 IS NULL OR destination = ?1)
      AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR at <= ?3)
-   UNION
+   ORDER BY entity LIMIT ?5)
+ UNION
+ SELECT entity FROM (
    SELECT substr(object, length(?6) + 1) AS entity FROM destination_rows
    WHERE object > ?6 || COALESCE(?4, '') AND substr(object, 1, length(?6)) = ?6
-     AND dead > 0 AND (?1 IS NULL OR destination = ?1))
+     AND dead > 0 AND (?1 IS NULL OR destination = ?1)
+   ORDER BY object LIMIT ?5)
  ORDER BY entity LIMIT ?5";
 
 /// A page of the entities seen at or after `?1`, in key order, after `?2` (NULL: from the
