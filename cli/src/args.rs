@@ -415,8 +415,8 @@ pub struct RequeueArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Entities per request (1 to 100); each is one call of the worker's.
-    #[arg(long, default_value_t = 25)]
+    /// Entities per request (1 to 100): each is one object the worker calls.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub page: u32,
 }
 
@@ -464,8 +464,8 @@ pub struct BackfillArgs {
     #[arg(long, value_parser = parse_since)]
     pub since: Since,
 
-    /// Entities per request without --entity (1 to 100); each is one call of the worker's.
-    #[arg(long, default_value_t = 25)]
+    /// Entities per request without --entity (1 to 100): each is one object the worker calls.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub page: u32,
 }
 
