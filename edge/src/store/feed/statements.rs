@@ -50,7 +50,8 @@ CREATE TABLE IF NOT EXISTS activity (
 ) WITHOUT ROWID;
 -- The entities a source-wide backfill pages through (core's `intake::remember`): each
 -- entity an event was noted about, with the latest time; those past the source's body
--- retention are forgotten. Made by this `IF NOT EXISTS` in a feed from before it too.
+-- retention are forgotten. A feed from before it gains it at its next start (schema::open
+-- finds it missing).
 CREATE TABLE IF NOT EXISTS seen_entities (
   entity  TEXT PRIMARY KEY,
   last_at INTEGER NOT NULL
