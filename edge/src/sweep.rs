@@ -48,7 +48,10 @@ pub async fn serve(req: &Request, env: &Env, route: &Route) -> Result<Response> 
             ..
         } => {
             let op = Op::Requeue(format!("{}&dry_run={dry_run}", filter.to_query()));
-            let page = run::<Requeued>(env, source, filter.candidates(), page, &op).await?;
+            let page = match run::<Requeued>(env, source, filter.candidates(), page, &op).await? {
+                Ok(page) => page,
+                Err(feed_problem) => return Ok(feed_problem),
+            };
             let destinations: Map<String, Value> = (page.totals.matched.iter())
                 .map(|m| (m.destination.clone(), json!(m.rows)))
                 .collect();
@@ -68,7 +71,10 @@ pub async fn serve(req: &Request, env: &Env, route: &Route) -> Result<Response> 
         } => {
             let op = Op::Backfill(destination.clone(), since.0);
             let kind = Candidates::Recorded { since: *since };
-            let page = run::<Backfilled>(env, source, kind, page, &op).await?;
+            let page = match run::<Backfilled>(env, source, kind, page, &op).await? {
+                Ok(page) => page,
+                Err(feed_problem) => return Ok(feed_problem),
+            };
             let mut body = summary(&page);
             if let Value::Object(totals) = json!(page.totals) {
                 for (k, v) in totals {
@@ -92,14 +98,15 @@ fn summary<T>(page: &Swept<T>) -> Value {
     json!({ "entities": page.entities, "failed": failed, "next": page.next })
 }
 
-/// One page of `kind`'s entities of `source`, each object asked `op` and answering a `T`.
+/// One page of `kind`'s entities of `source`, each object asked `op` and answering a `T`;
+/// or the feed's answer when it could not name them.
 async fn run<T: Tally + DeserializeOwned>(
     env: &Env,
     source: &Source,
     kind: Candidates,
     page: &PageAsk,
     op: &Op,
-) -> Result<Swept<T>> {
+) -> Result<std::result::Result<Swept<T>, Response>> {
     let config = &source.config;
     let (mut sweep, mut command) = Sweep::<T>::start(kind, page.clone());
     loop {
@@ -108,13 +115,11 @@ async fn run<T: Tally + DeserializeOwned>(
                 let url = FeedOp::Candidates(q.to_query()).url();
                 let mut resp =
                     http::query_object(env, FEED_BINDING, &config.name, &url, false).await?;
+                // The feed's problem (its storage did not answer: a 503 saying a retry is
+                // safe) is the page's: nothing was called yet.
                 let entities = match resp.status_code() {
                     200 => resp.json::<Value>().await?["entities"].take(),
-                    status => {
-                        let detail = resp.text().await.unwrap_or_default();
-                        let e = format!("the feed answered {status} for candidates: {detail}");
-                        return Err(worker::Error::RustError(e));
-                    }
+                    _ => return Ok(Err(resp)),
                 };
                 let entities = serde_json::from_value(entities).unwrap_or_default();
                 sweep.handle(SweepInput::Page(entities))
@@ -125,7 +130,7 @@ async fn run<T: Tally + DeserializeOwned>(
                     http::query_object(env, ENTITY_BINDING, &object, &op.url(), op.is_post()).await;
                 sweep.handle(SweepInput::Called(answered(entity, called).await))
             }
-            SweepCommand::Answer(swept) => return Ok(swept),
+            SweepCommand::Answer(swept) => return Ok(Ok(swept)),
         };
     }
 }
