@@ -370,22 +370,54 @@ pub struct ListenArgs {
     pub forward_to: Option<String>,
 }
 
-/// Put an entity's dead letters back in the queue: one destination's, or those of every
-/// configured destination; print how many, and any left dead with the reason.
+/// Put dead letters back in the queue, their attempts starting over: one entity's (with
+/// --entity), or those across the whole source that match the filters, page by page with
+/// progress; --dry-run only counts them. Print how many, and any left dead with the reason.
 #[derive(Args, Debug)]
-#[command(after_help = "Example:
-  hookonce requeue http://127.0.0.1:8787 --source stripe --entity cus_1 --destination billing")]
+#[command(after_help = "Examples:
+  hookonce requeue http://127.0.0.1:8787 --source stripe --destination billing --since 2h --dry-run
+  hookonce requeue http://127.0.0.1:8787 --source stripe --destination billing --since 2h \\
+      --type 'invoice.*' --reason 503
+  hookonce requeue http://127.0.0.1:8787 --source stripe --entity cus_1 --destination billing
+
+--since and --until (when the row died) take unix seconds, or an age: a whole number with
+s, m, h or d.")]
 pub struct RequeueArgs {
     #[command(flatten)]
     pub admin: AdminTarget,
 
-    /// The entity.
-    #[arg(long)]
-    pub entity: String,
+    /// Only this entity's dead letters (the filters and --dry-run apply across a source).
+    #[arg(long, conflicts_with_all = ["kind", "since", "until", "reason", "dry_run"])]
+    pub entity: Option<String>,
 
     /// Only this destination's dead letters (a source's single `forward` is `default`).
     #[arg(long)]
     pub destination: Option<String>,
+
+    /// Only events of these types: patterns as a destination's `types`, comma-separated,
+    /// e.g. 'invoice.*,!invoice.upcoming'.
+    #[arg(long = "type", value_name = "PATTERNS")]
+    pub kind: Option<String>,
+
+    /// Only rows that died at or after this: unix seconds, or an age such as 2h.
+    #[arg(long, value_parser = parse_since)]
+    pub since: Option<Since>,
+
+    /// Only rows that died at or before this: unix seconds, or an age such as 30m.
+    #[arg(long, value_parser = parse_since)]
+    pub until: Option<Since>,
+
+    /// Only rows whose last result contains this text, e.g. 503.
+    #[arg(long)]
+    pub reason: Option<String>,
+
+    /// Count what would go back, per destination, and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Entities per request (1 to 100): each is one object the worker calls.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub page: u32,
 }
 
 /// Send an applied event again, with the same Idempotency-Key, to one destination or to
@@ -407,11 +439,13 @@ pub struct RedeliverArgs {
 }
 
 /// Send a destination added later an entity's kept events since a time, in order, before
-/// its later ones; print what was enqueued and skipped.
+/// its later ones: one entity's, or (without --entity) every entity's the source saw since
+/// then, page by page with progress; print what was enqueued and skipped.
 #[derive(Args, Debug)]
-#[command(after_help = "Example (the events of the last two hours):
+#[command(after_help = "Examples (the events of the last two hours):
   hookonce backfill http://127.0.0.1:8787 --source stripe --destination analytics \\
       --entity cus_1 --since 2h
+  hookonce backfill http://127.0.0.1:8787 --source stripe --destination analytics --since 2h
 
 --since takes unix seconds, or an age: a whole number with s, m, h or d.")]
 pub struct BackfillArgs {
@@ -422,13 +456,17 @@ pub struct BackfillArgs {
     #[arg(long)]
     pub destination: String,
 
-    /// The entity.
+    /// The entity; without it, every entity of the source seen since then.
     #[arg(long)]
-    pub entity: String,
+    pub entity: Option<String>,
 
     /// Unix seconds, or an age such as 90s, 30m, 2h or 7d.
     #[arg(long, value_parser = parse_since)]
     pub since: Since,
+
+    /// Entities per request without --entity (1 to 100): each is one object the worker calls.
+    #[arg(long, default_value_t = 25, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub page: u32,
 }
 
 /// Where a backfill starts.

@@ -19,6 +19,7 @@ mod resend;
 mod send;
 mod signing;
 mod stats;
+mod sweep;
 
 use std::process::ExitCode;
 

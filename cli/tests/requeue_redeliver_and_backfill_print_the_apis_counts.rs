@@ -1,13 +1,14 @@
 //! `hookonce requeue`, `redeliver` and `backfill` call the admin API with `--destination`
 //! and `--since` (an age or unix seconds) and print what it answered: as a line, or as its
-//! JSON with `--json`; a problem is an error (exit 2) naming it.
+//! JSON with `--json`; a backfill without `--entity` prints each page's progress, then the
+//! sums; a problem is an error (exit 2) naming it.
 
 mod common;
 
 use std::time::Duration;
 
 use common::{assert_output, hookonce, json_of};
-use hookonce_e2e::events::ADMIN_TOKEN;
+use hookonce_e2e::events::{wait_feed, ADMIN_TOKEN};
 use hookonce_e2e::origin::{deliver, worker_to, Origin};
 use serde_json::json;
 
@@ -73,6 +74,25 @@ fn each_prints_the_counts_the_api_answered() {
         "audit",
     ]);
     assert_output(&out, 0, &out.stdout, "0 dead letters requeued\n");
+
+    // Without --entity: every entity the source saw since then, page by page; the source
+    // knows its entities from the feed's notes, which follow the answer.
+    wait_feed(&w, "acme", "limit=1", |rows| !rows.is_empty());
+    let whole = ["--destination", "audit", "--since", "2h"];
+    let out = run(&[&["backfill", w.base.as_str()][..], &whole[..]].concat());
+    assert_output(
+        &out,
+        0,
+        &out.stderr,
+        "page 1: 1 entities (1 so far), 0 events enqueued\n",
+    );
+    assert_output(
+        &out,
+        0,
+        &out.stdout,
+        "1 entities: 0 events enqueued for audit since ",
+    );
+    assert_output(&out, 0, &out.stdout, "1 it already has");
 
     let out = backfill("nope", "0");
     assert_output(&out, 2, &out.stderr, "HTTP 404 unknown-destination");

@@ -7,7 +7,7 @@
 use crate::activity::{self, Tally};
 use crate::feed::{self, FeedPolicy, FeedState, FeedWrite, Note};
 use crate::metrics::{self, Count, DestinationRows, OutboxSnapshot};
-use crate::time::UnixSeconds;
+use crate::time::{Seconds, UnixSeconds};
 
 /// One statement of a feed object's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +37,24 @@ pub enum IntakeWrite {
         /// The entity object's name.
         object: String,
     },
+    /// Keep, for each entity, the latest time an event about it was noted (the registry a
+    /// source-wide backfill pages through: `sweep::Candidates::Recorded`).
+    Seen(Vec<SeenEntity>),
+    /// Forget the entities last noted before this instant: their bodies are no longer
+    /// kept, so a backfill has nothing of theirs to send.
+    ForgetEntities {
+        /// The oldest time kept.
+        before: UnixSeconds,
+    },
+}
+
+/// An entity of the registry, and when an event about it was last noted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeenEntity {
+    /// The entity's key.
+    pub entity: String,
+    /// Unix seconds.
+    pub at: i64,
 }
 
 /// The writes for a batch of `notes`, given what the feed holds, at `now`.
@@ -58,6 +76,44 @@ pub fn batch(
         before: activity::first_minute(now),
     });
     out
+}
+
+/// The registry's writes for a batch of `notes`, at `now`, of a source whose bodies are
+/// kept `bodies` (`None`: not kept): each entity with the latest time an event about it
+/// was delivered, then the entities last seen before the oldest body that may be kept.
+/// With no bodies kept there is nothing to backfill, and the registry forgets everything.
+#[must_use]
+pub fn remember(notes: &[Note], bodies: Option<Seconds>, now: UnixSeconds) -> Vec<IntakeWrite> {
+    let mut seen: Vec<SeenEntity> = Vec::new();
+    let Some(keep) = bodies else {
+        return vec![IntakeWrite::ForgetEntities {
+            before: UnixSeconds(i64::MAX),
+        }];
+    };
+    for note in notes {
+        let Note::Delivery {
+            entity: Some(entity),
+            received_at,
+            ..
+        } = note
+        else {
+            continue;
+        };
+        match seen.iter_mut().find(|s| s.entity == *entity) {
+            Some(s) => s.at = s.at.max(*received_at),
+            None => seen.push(SeenEntity {
+                entity: entity.clone(),
+                at: *received_at,
+            }),
+        }
+    }
+    let forget = IntakeWrite::ForgetEntities {
+        before: now.minus(keep),
+    };
+    match seen.is_empty() {
+        true => vec![forget],
+        false => vec![IntakeWrite::Seen(seen), forget],
+    }
 }
 
 /// The writes, in one transaction, for `object`'s report of its outbox rows: forget its
@@ -140,6 +196,54 @@ mod tests {
                     before: activity::first_minute(now)
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn the_registry_keeps_each_entitys_latest_delivery_and_forgets_those_past_the_bodies() {
+        let at = |id: &str, entity: Option<&str>, received_at| Note::Delivery {
+            event_id: id.into(),
+            event_type: "t".into(),
+            entity: entity.map(Into::into),
+            outcome: FeedOutcome::Applied,
+            rows_written: 1,
+            received_at,
+        };
+        let notes = [
+            at("a", Some("e1"), 90),
+            at("b", None, 95),
+            at("c", Some("e2"), 80),
+            at("d", Some("e1"), 70),
+            Note::Attempts {
+                result: "ok".into(),
+                count: 1,
+            },
+        ];
+        let seen = |entity: &str, at| SeenEntity {
+            entity: entity.into(),
+            at,
+        };
+        let now = UnixSeconds(1_000);
+        assert_eq!(
+            remember(&notes, Some(Seconds(100)), now),
+            [
+                IntakeWrite::Seen(vec![seen("e1", 90), seen("e2", 80)]),
+                IntakeWrite::ForgetEntities {
+                    before: UnixSeconds(900)
+                },
+            ]
+        );
+        assert_eq!(
+            remember(&notes[4..], Some(Seconds(100)), now),
+            [IntakeWrite::ForgetEntities {
+                before: UnixSeconds(900)
+            }]
+        );
+        assert_eq!(
+            remember(&notes, None, now),
+            [IntakeWrite::ForgetEntities {
+                before: UnixSeconds(i64::MAX)
+            }]
         );
     }
 

@@ -36,9 +36,10 @@
 //!
 //! The *sequence* of steps 4 to 7 in an entity's object is core's too: [`entity::Ingest`]
 //! runs one delivery (what to read, one decision, the writes, the answer, the log record and
-//! the feed note, a sync send), [`entity::upkeep`] what an alarm does after its drain, and
-//! [`entity::admin`] a replay and a requeue, each as `Command`s that the adapter carries out
-//! with one exhaustive `match`, feeding each result back in.
+//! the feed note, a sync send), [`entity::upkeep`] what an alarm does after its drain,
+//! [`entity::admin`] a replay and [`entity::requeue`] a requeue, each as `Command`s that the
+//! adapter carries out with one exhaustive `match`, feeding each result back in. An admin
+//! operation across a whole source is one page of entities at a time ([`sweep::Sweep`]).
 //!
 //! ## Example
 //!
@@ -85,6 +86,7 @@
 
 // Steps 1 to 3: route, verify, parse; and the hand-off to the entity's object.
 pub mod custom;
+pub mod dead;
 pub mod event;
 pub mod handoff;
 pub mod names;
@@ -107,6 +109,7 @@ pub mod packing;
 pub mod protect;
 pub mod retention;
 pub mod retry;
+pub mod sweep;
 
 // Configuration, and what a request may carry or reach.
 pub mod body;

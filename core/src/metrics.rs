@@ -484,6 +484,7 @@ mod tests {
             Note::Requeued {
                 entity: "ch_1".into(),
                 destination: None,
+                events: Vec::new(),
             },
         ];
         assert_eq!(

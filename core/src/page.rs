@@ -6,6 +6,7 @@ use std::fmt;
 
 use crate::feed::FeedOutcome;
 use crate::percent::{encode_component, query_param};
+use crate::time::UnixSeconds;
 
 /// Rows per page when `limit` is absent, and the most a page may ask for.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -30,6 +31,20 @@ pub enum QueryError {
     Required(&'static str),
     /// `since` is not unix seconds.
     Since,
+    /// A sweep's `limit` is not a whole number from 1 to [`MAX_PAGE`].
+    PageLimit,
+    /// A sweep's `cursor` is not one a page handed out as its `next`.
+    PageCursor,
+    /// A time parameter (its name) is not unix seconds.
+    Time(&'static str),
+    /// `since` is after `until`.
+    Range,
+    /// `type` is not a list of event-type patterns: why.
+    Pattern(String),
+    /// A flag (its name) is not `true` or `false`.
+    Flag(&'static str),
+    /// A text parameter (its name) is longer than this many bytes.
+    TooLong(&'static str, usize),
 }
 
 impl fmt::Display for QueryError {
@@ -49,6 +64,20 @@ impl fmt::Display for QueryError {
             QueryError::Since => {
                 f.write_str("since: expected unix seconds, a whole number from 0 to 2^53 - 1")
             }
+            QueryError::PageLimit => {
+                write!(f, "limit: expected a whole number from 1 to {MAX_PAGE}")
+            }
+            QueryError::PageCursor => f.write_str(
+                "cursor: not a cursor hookonce gave out; pass a page's `next` unchanged",
+            ),
+            QueryError::TooLong(name, max) => write!(f, "{name}: longer than {max} bytes"),
+            QueryError::Time(name) => write!(
+                f,
+                "{name}: expected unix seconds, a whole number from 0 to 2^53 - 1"
+            ),
+            QueryError::Range => f.write_str("since: after until, so nothing is in the range"),
+            QueryError::Pattern(why) => write!(f, "type: {why}"),
+            QueryError::Flag(name) => write!(f, "{name}: expected true or false"),
         }
     }
 }
@@ -70,6 +99,32 @@ fn param(query: &str, name: &str) -> Result<Option<String>, QueryError> {
     query_param(query, name)
         .transpose()
         .map_err(|_| QueryError::Escape)
+}
+
+/// The largest time a query takes: what JSON numbers hold exactly, 2^53 - 1.
+pub const MAX_SAFE_SECONDS: i64 = (1 << 53) - 1;
+
+/// Reads the optional time parameter `name`: unix seconds, digits only, at most
+/// [`MAX_SAFE_SECONDS`].
+pub fn unix_param(query: &str, name: &'static str) -> Result<Option<UnixSeconds>, QueryError> {
+    let Some(raw) = param(query, name)? else {
+        return Ok(None);
+    };
+    match raw.parse::<i64>() {
+        Ok(s) if (0..=MAX_SAFE_SECONDS).contains(&s) && !raw.starts_with('+') => {
+            Ok(Some(UnixSeconds(s)))
+        }
+        _ => Err(QueryError::Time(name)),
+    }
+}
+
+/// Reads the optional flag `name`: `true` or `false`, absent is false.
+pub fn flag_param(query: &str, name: &'static str) -> Result<bool, QueryError> {
+    match param(query, name)?.as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(QueryError::Flag(name)),
+    }
 }
 
 /// Reads `limit` (1 to [`MAX_LIMIT`], default `default`).
@@ -209,6 +264,50 @@ impl EntityCursor {
     }
 }
 
+/// Entities per sweep page (`sweep::Sweep`) when `limit` is absent.
+pub const DEFAULT_PAGE: u32 = 25;
+/// The most entities one page calls: each is a subrequest of the Worker's.
+pub const MAX_PAGE: u32 = 100;
+
+/// `?limit=N&cursor=C` of a sweep: where the page starts and how many entities it calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageAsk {
+    /// After this entity key (the previous page's `next`); `None`: from the first.
+    pub after: Option<String>,
+    /// Entities to call, 1 to [`MAX_PAGE`]; 0 reads as [`DEFAULT_PAGE`].
+    pub limit: u32,
+}
+
+impl PageAsk {
+    /// Reads `limit` and `cursor` from a query string.
+    pub fn parse(query: &str) -> Result<PageAsk, QueryError> {
+        let get = |k| param(query, k);
+        let limit = match get("limit")? {
+            None => DEFAULT_PAGE,
+            Some(s) => s
+                .parse()
+                .ok()
+                .filter(|n| (1..=MAX_PAGE).contains(n))
+                .ok_or(QueryError::PageLimit)?,
+        };
+        let after = match get("cursor")? {
+            None => None,
+            Some(c) => Some(decode_sweep_cursor(&c).ok_or(QueryError::PageCursor)?),
+        };
+        Ok(PageAsk { after, limit })
+    }
+}
+
+/// The opaque cursor of a sweep's page after entity `key`.
+#[must_use]
+pub fn sweep_cursor(key: &str) -> String {
+    encode(&format!("sweep:{key}"))
+}
+
+fn decode_sweep_cursor(c: &str) -> Option<String> {
+    decode(c)?.strip_prefix("sweep:").map(str::to_owned)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,5 +365,39 @@ mod tests {
             Err(QueryError::Cursor)
         );
         assert_eq!(EntityCursor::decode("%%%"), Err(QueryError::Cursor));
+    }
+
+    #[test]
+    fn a_page_ask_reads_its_limit_and_cursor_and_refuses_bad_ones() {
+        assert_eq!(
+            PageAsk::parse(""),
+            Ok(PageAsk {
+                after: None,
+                limit: DEFAULT_PAGE
+            })
+        );
+        let c = sweep_cursor("cus:1");
+        assert_eq!(
+            PageAsk::parse(&format!("limit=100&cursor={c}")),
+            Ok(PageAsk {
+                after: Some("cus:1".into()),
+                limit: 100
+            })
+        );
+        for (bad, e) in [
+            ("limit=0", QueryError::PageLimit),
+            ("limit=101", QueryError::PageLimit),
+            ("limit=x", QueryError::PageLimit),
+            ("cursor=nope", QueryError::PageCursor),
+            ("cursor=%zz", QueryError::Escape),
+        ] {
+            assert_eq!(PageAsk::parse(bad), Err(e), "{bad}");
+        }
+        // A feed cursor is not a sweep cursor.
+        let feed = feed_cursor(3);
+        assert_eq!(
+            PageAsk::parse(&format!("cursor={feed}")),
+            Err(QueryError::PageCursor)
+        );
     }
 }

@@ -7,7 +7,8 @@
 
 use std::fmt;
 
-use crate::page::{EntityCursor, FeedQuery, QueryError};
+use crate::dead::DeadFilter;
+use crate::page::{flag_param, EntityCursor, FeedQuery, PageAsk, QueryError};
 use crate::percent::BadEscape;
 pub use crate::percent::{decode_segment, encode_component, query_param};
 use crate::time::UnixSeconds;
@@ -33,6 +34,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ),
     ("POST", "/admin/redeliver/{source}/{event_id}"),
     ("POST", "/admin/backfill/{source}/{destination}"),
+    ("POST", "/admin/requeue/{source}"),
     ("POST", "/v1/messages"),
     ("GET", "/v1/messages/status"),
     ("GET", "/inspect"),
@@ -144,6 +146,30 @@ pub enum Route {
         entity: String,
         /// Events recorded at or after this instant.
         since: UnixSeconds,
+    },
+    /// `POST /admin/backfill/{source}/{destination}?since=UNIX_SECONDS&limit&cursor`
+    /// without `entity`: a page of the source's entities backfilled ([`crate::sweep`]).
+    BackfillSource {
+        /// The source name.
+        source: String,
+        /// The destination.
+        destination: String,
+        /// Events recorded at or after this instant.
+        since: UnixSeconds,
+        /// Which page.
+        page: PageAsk,
+    },
+    /// `POST /admin/requeue/{source}?destination&type&since&until&reason&dry_run&limit&cursor`:
+    /// a page of the source's entities' dead letters back in the queue ([`crate::sweep`]).
+    Requeue {
+        /// The source name.
+        source: String,
+        /// Which dead letters.
+        filter: DeadFilter,
+        /// Only count them.
+        dry_run: bool,
+        /// Which page.
+        page: PageAsk,
     },
     /// `POST /v1/messages`: the publish API.
     Publish,
@@ -299,13 +325,31 @@ impl Route {
             ),
             ["admin", "backfill", source, destination] => (
                 "POST",
-                Route::Backfill {
+                match entity()? {
+                    Some(e) if e.is_empty() => {
+                        return Err(RouteError::BadQuery(QueryError::Required("entity")))
+                    }
+                    Some(entity) => Route::Backfill {
+                        source: (*source).into(),
+                        destination: (*destination).into(),
+                        entity,
+                        since: since(query)?,
+                    },
+                    None => Route::BackfillSource {
+                        source: (*source).into(),
+                        destination: (*destination).into(),
+                        since: since(query)?,
+                        page: PageAsk::parse(query).map_err(RouteError::BadQuery)?,
+                    },
+                },
+            ),
+            ["admin", "requeue", source] => (
+                "POST",
+                Route::Requeue {
                     source: (*source).into(),
-                    destination: (*destination).into(),
-                    entity: entity()?
-                        .filter(|e| !e.is_empty())
-                        .ok_or(RouteError::BadQuery(QueryError::Required("entity")))?,
-                    since: since(query)?,
+                    filter: DeadFilter::parse(query).map_err(RouteError::BadQuery)?,
+                    dry_run: flag_param(query, "dry_run").map_err(RouteError::BadQuery)?,
+                    page: PageAsk::parse(query).map_err(RouteError::BadQuery)?,
                 },
             ),
             ["v1", "messages"] => ("POST", Route::Publish),
@@ -449,7 +493,7 @@ mod tests {
     }
 
     #[test]
-    fn a_backfill_needs_an_entity_and_since_in_unix_seconds() {
+    fn a_backfill_names_an_entity_or_none_and_needs_since_in_unix_seconds() {
         let parse = |q: &str| Route::parse("POST", "/admin/backfill/acme/billing", q);
         assert_eq!(
             parse("entity=e%201&since=1700000000"),
@@ -461,7 +505,6 @@ mod tests {
             })
         );
         let bad = |e| Err(RouteError::BadQuery(e));
-        assert_eq!(parse("since=0"), bad(QueryError::Required("entity")));
         assert_eq!(
             parse("entity=&since=0"),
             bad(QueryError::Required("entity"))
@@ -474,6 +517,47 @@ mod tests {
                 "{since:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_backfill_without_an_entity_is_a_page_of_the_whole_source() {
+        assert_eq!(
+            Route::parse("POST", "/admin/backfill/acme/billing", "since=5&limit=3"),
+            Ok(Route::BackfillSource {
+                source: "acme".into(),
+                destination: "billing".into(),
+                since: UnixSeconds(5),
+                page: PageAsk {
+                    after: None,
+                    limit: 3
+                },
+            })
+        );
+        assert_eq!(
+            Route::parse("POST", "/admin/backfill/acme/billing", "since=5&limit=0"),
+            Err(RouteError::BadQuery(QueryError::PageLimit))
+        );
+    }
+
+    #[test]
+    fn a_requeue_across_a_source_reads_its_filter_dry_run_and_page() {
+        let parse = |q: &str| Route::parse("POST", "/admin/requeue/acme", q);
+        let Ok(Route::Requeue {
+            filter, dry_run, ..
+        }) = parse("destination=billing&type=invoice.*&since=1&until=2&dry_run=true")
+        else {
+            panic!("a requeue")
+        };
+        assert!(dry_run);
+        assert_eq!(filter.destination.as_deref(), Some("billing"));
+        let bad = |e| Err(RouteError::BadQuery(e));
+        assert_eq!(parse("since=3&until=2"), bad(QueryError::Range));
+        assert_eq!(parse("until=yesterday"), bad(QueryError::Time("until")));
+        assert_eq!(parse("dry_run=yes"), bad(QueryError::Flag("dry_run")));
+        assert!(matches!(
+            parse("type=inv*"),
+            Err(RouteError::BadQuery(QueryError::Pattern(_)))
+        ));
     }
 
     #[test]

@@ -68,7 +68,8 @@ proptest! {
                     }
                     IntakeWrite::ForgetMinutes { before } => rows.retain(|(m, _), _| *m >= before),
                     IntakeWrite::Feed(_) | IntakeWrite::Count(_) | IntakeWrite::KeepOutbox { .. }
-                    | IntakeWrite::ForgetOutbox { .. } => {}
+                    | IntakeWrite::ForgetOutbox { .. } | IntakeWrite::Seen(_)
+                    | IntakeWrite::ForgetEntities { .. } => {}
                 }
             }
             prop_assert!(rows.len() <= (MINUTES as usize) * 4, "{} rows", rows.len());

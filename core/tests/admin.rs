@@ -1,16 +1,12 @@
-//! The admin requests an entity object serves as sequences (core's `Replay` and `Requeue`):
+//! The admin requests an entity object serves as sequences (core's `Replay`):
 //! what the adapter is told to read, deliver, write and answer.
 
 mod common;
 
 use common::{event, snapshot, NOW, SECRET};
 use hookonce_core::decide::Said;
-use hookonce_core::entity::admin::{
-    DeadCount, Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand,
-    RequeueInput, Requeued, Skipped, SKIPPED_REMOVED,
-};
+use hookonce_core::entity::admin::{Replay, ReplayAnswer, ReplayCommand, ReplayInput};
 use hookonce_core::event::EventId;
-use hookonce_core::feed::Note;
 use hookonce_core::time::Seconds;
 use hookonce_core::verify::{Scheme, Verifier};
 
@@ -94,106 +90,4 @@ fn kept_headers_that_do_not_read_back_are_an_internal_error() {
         replay.handle(source),
         ReplayCommand::Answer(ReplayAnswer::Unreadable)
     );
-}
-
-fn dead(destination: &str, rows: usize) -> DeadCount {
-    DeadCount {
-        destination: destination.into(),
-        rows,
-    }
-}
-
-/// Runs a requeue over `counts`, each destination's `UPDATE` putting back all its rows;
-/// the commands it gave, and its answer.
-fn run(only: Option<&str>, counts: Vec<DeadCount>) -> (Vec<String>, Requeued) {
-    let configured = ["analytics", "billing", "default"];
-    let rows = counts.clone();
-    let (mut r, mut c) =
-        Requeue::start(Some("stripe"), Some("cus_1"), true, NOW, only, &configured);
-    let mut seen = Vec::new();
-    loop {
-        c = match c {
-            RequeueCommand::ReadDead => r.handle(RequeueInput::Dead(counts.clone())),
-            RequeueCommand::Requeue(name, at) => {
-                assert_eq!(at, NOW);
-                seen.push(format!("requeue {name}"));
-                let n = rows.iter().find(|d| d.destination == name).unwrap().rows;
-                r.handle(RequeueInput::Requeued(n))
-            }
-            RequeueCommand::SetAlarm(at) => {
-                seen.push(format!("alarm {}", at.0 - NOW.0));
-                r.handle(RequeueInput::AlarmSet)
-            }
-            RequeueCommand::Note { source, note } => {
-                let Note::Requeued {
-                    entity,
-                    destination,
-                } = note
-                else {
-                    panic!("{note:?}")
-                };
-                seen.push(format!("note {source} {entity} {}", destination.unwrap()));
-                r.handle(RequeueInput::Noted)
-            }
-            RequeueCommand::Answer(a) => return (seen, a),
-        }
-    }
-}
-
-#[test]
-fn a_requeue_of_one_destination_puts_back_only_its_rows_and_tells_the_feed_so() {
-    let (seen, answer) = run(
-        Some("billing"),
-        vec![dead("analytics", 2), dead("billing", 3)],
-    );
-    assert_eq!(
-        seen,
-        ["requeue billing", "alarm 0", "note stripe cus_1 billing"]
-    );
-    assert_eq!(
-        answer,
-        Requeued {
-            requeued: 3,
-            skipped: vec![]
-        }
-    );
-}
-
-#[test]
-fn a_requeue_of_all_skips_a_removed_destination_and_says_why() {
-    let (seen, answer) = run(
-        None,
-        vec![dead("analytics", 1), dead("gone", 4), dead("default", 2)],
-    );
-    assert_eq!(
-        seen,
-        [
-            "requeue analytics",
-            "requeue default",
-            "alarm 0",
-            "note stripe cus_1 analytics",
-            "note stripe cus_1 default"
-        ]
-    );
-    assert_eq!(answer.requeued, 3);
-    assert_eq!(
-        answer.skipped,
-        [Skipped {
-            destination: "gone".into(),
-            rows: 4,
-            reason: SKIPPED_REMOVED
-        }]
-    );
-}
-
-#[test]
-fn a_requeue_with_nothing_dead_sets_no_alarm_and_tells_no_feed() {
-    assert_eq!(run(None, vec![]), (vec![], Requeued::default()));
-    assert_eq!(
-        run(Some("billing"), vec![dead("analytics", 2)]),
-        (vec![], Requeued::default())
-    );
-    let (r, c) = Requeue::start(None, None, false, NOW, None, &[]);
-    drop(r);
-    assert_eq!(c, RequeueCommand::Answer(Requeued::default()));
 }

@@ -7,8 +7,11 @@ use hookonce_core::activity;
 use hookonce_core::feed::{FeedOutcome, FeedWrite, Note};
 use hookonce_core::intake::{self, IntakeWrite};
 use hookonce_core::metrics::OutboxSnapshot;
+use hookonce_core::names::object_name;
 use hookonce_core::page::{feed_cursor, next_cursor, FeedQuery};
 use hookonce_core::route::{encode_component, split_url};
+use hookonce_core::sweep::CandidateQuery;
+use hookonce_core::time::Seconds;
 use serde_json::{json, Value};
 use worker::{web_sys, Env, Request, Response, Result, State};
 
@@ -49,14 +52,15 @@ impl FeedObject {
                     return problem::BAD_REQUEST.respond("not a list of feed notes");
                 };
                 let loaded = sources::load(&self.env);
-                let policy = match &*loaded {
-                    Ok(l) => l.feed.for_source(&source),
+                let (policy, bodies) = match &*loaded {
+                    Ok(l) => (l.feed.for_source(&source), kept_bodies(l, &source)),
                     Err(e) => return problem::CONFIG.respond(e),
                 };
                 let now = clock::now();
                 store::sqlite::transaction(&self.state, || {
                     let state = store.state()?;
-                    for w in &intake::batch(&notes, &state, policy, now) {
+                    let batch = intake::batch(&notes, &state, policy, now);
+                    for w in batch.iter().chain(&intake::remember(&notes, bodies, now)) {
                         write(&store, w)?;
                     }
                     Ok(())
@@ -68,6 +72,14 @@ impl FeedObject {
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
             FeedOp::Dead => dead(&store, &source),
+            FeedOp::Candidates(q) => {
+                let Some(q) = CandidateQuery::parse(&q) else {
+                    return problem::BAD_REQUEST.respond("not a candidate query");
+                };
+                let prefix = object_name(&source, 1, Some(""), "");
+                let entities = store.candidates(&q, &prefix)?;
+                json_response(200, &json!({ "entities": entities }), "application/json")
+            }
             FeedOp::Outbox(object) => {
                 let body = req.text().await?;
                 let Some(snapshot) = OutboxSnapshot::decode(&body) else {
@@ -107,6 +119,12 @@ impl FeedObject {
     }
 }
 
+/// How long `source` keeps bodies; `None` when it keeps none (or is not configured).
+fn kept_bodies(loaded: &sources::Loaded, source: &str) -> Option<Seconds> {
+    let config = &loaded.source(source)?.config;
+    config.keeps_bodies().then_some(config.body_retention)
+}
+
 /// One statement per write.
 fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
     match w {
@@ -118,12 +136,15 @@ fn write(store: &FeedStore, w: &IntakeWrite) -> Result<()> {
         IntakeWrite::Feed(FeedWrite::Requeued {
             entity,
             destination,
-        }) => store.requeued(entity, destination.as_deref()),
+            events,
+        }) => store.requeued(entity, destination.as_deref(), events),
         IntakeWrite::Count(c) => store.add_count(c),
         IntakeWrite::Tally(t) => store.add_tally(t),
         IntakeWrite::ForgetMinutes { before } => store.forget_minutes(*before),
         IntakeWrite::KeepOutbox { object, rows } => store.keep_outbox(object, rows),
         IntakeWrite::ForgetOutbox { object } => store.forget_outbox(object),
+        IntakeWrite::Seen(entities) => store.seen(entities),
+        IntakeWrite::ForgetEntities { before } => store.forget_entities(*before),
     }
 }
 

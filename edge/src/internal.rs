@@ -46,6 +46,9 @@ pub enum Op {
     Backfill(String, i64),
     /// Set the alarm for now: the destination's gate has a slot for this object's rows.
     Wake,
+    /// Requeue the dead letters a filter admits, or count them: `entity::requeue::DeadFilter`'s
+    /// query, and `dry_run=true` for a dry run.
+    Requeue(String),
     /// Bucket 0 of a source: its record of the source's buckets (`store::bucket::Bucket`), made now
     /// with this count if it has none.
     Buckets(u32),
@@ -79,6 +82,7 @@ impl Op {
             }
             Op::Buckets(n) => format!("{base}/buckets?count={n}"),
             Op::Wake => format!("{base}/wake"),
+            Op::Requeue(q) => format!("{base}/requeue?{q}"),
         }
     }
 
@@ -93,6 +97,7 @@ impl Op {
                 | Op::Backfill(..)
                 | Op::Buckets(_)
                 | Op::Wake
+                | Op::Requeue(_)
         )
     }
 
@@ -115,6 +120,7 @@ impl Op {
             ),
             "/wake" => Op::Wake,
             "/buckets" => Op::Buckets(query_param(query, "count")?.ok()?.parse().ok()?),
+            "/requeue" => Op::Requeue(query.to_owned()),
             _ => return None,
         })
     }
@@ -137,6 +143,8 @@ pub enum FeedOp {
     /// The last hour's deliveries per minute and each destination's health
     /// (`activity::document`).
     Activity,
+    /// A page of candidate entities; the query as `sweep::CandidateQuery::to_query` wrote it.
+    Candidates(String),
 }
 
 impl FeedOp {
@@ -152,6 +160,7 @@ impl FeedOp {
             }
             FeedOp::Metrics => format!("{base}/metrics"),
             FeedOp::Activity => format!("{base}/activity"),
+            FeedOp::Candidates(q) => format!("{base}/candidates?{q}"),
         }
     }
 
@@ -164,6 +173,7 @@ impl FeedOp {
             "/outbox" => FeedOp::Outbox(query_param(query, "object")?.ok()?),
             "/metrics" => FeedOp::Metrics,
             "/activity" => FeedOp::Activity,
+            "/candidates" => FeedOp::Candidates(query.to_owned()),
             _ => return None,
         })
     }

@@ -44,6 +44,7 @@ mod publish;
 mod send;
 mod sources;
 mod store;
+mod sweep;
 mod task;
 
 use hookonce_core::route::{split_url, Route, RouteError};
@@ -174,6 +175,9 @@ async fn answer(req: web_sys::Request, env: &Env, ctx: &Context, route: &Route) 
         | Route::Redeliver { .. }
         | Route::Backfill { .. } => api::admin(&Request::from(req), env, route).await,
         Route::Destination { .. } => destinations::serve(&Request::from(req), env, route).await,
+        Route::Requeue { .. } | Route::BackfillSource { .. } => {
+            sweep::serve(&Request::from(req), env, route).await
+        }
         Route::Metrics => metrics::serve(&Request::from(req), env).await,
         Route::Publish => publish::publish(req.into(), env).await,
         Route::MessageStatus => publish::status(req.into(), env).await,

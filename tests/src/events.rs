@@ -136,6 +136,23 @@ pub fn admin_post(w: &Worker, path: &str) -> Resp {
     admin_request(w, "POST", path)
 }
 
+/// POSTs `path` (with a query) with the admin token page after page, passing each page's
+/// `next` as `cursor` until it is null; every page must be a 200. The pages, in order.
+pub fn admin_pages(w: &Worker, path: &str) -> Vec<Value> {
+    let mut pages: Vec<Value> = Vec::new();
+    loop {
+        let page_path = match pages.last().and_then(|p| p["next"].as_str()) {
+            Some(next) => format!("{path}&cursor={next}"),
+            None if pages.is_empty() => path.to_owned(),
+            None => return pages,
+        };
+        let r = admin_post(w, &page_path);
+        assert_eq!(r.status, 200, "{page_path}: {r}");
+        pages.push(r.json());
+        assert!(pages.len() < 1_000, "a sweep that never ends: {pages:#?}");
+    }
+}
+
 fn admin_request(w: &Worker, method: &str, path: &str) -> Resp {
     let auth = format!("Bearer {ADMIN_TOKEN}");
     let body: Option<&[u8]> = (method == "POST").then_some(b"");

@@ -566,6 +566,44 @@ pub fn wait_dead(
     }
 }
 
+/// A Worker forwarding to two origins, `billing` and `audit`, that answer 410 Gone while
+/// `deliver` sends events (it returns how many): every one becomes a dead letter at both.
+/// Once the source's dead-letter list holds them all, both origins answer 200.
+pub fn dead_at_billing_and_audit(
+    deliver: impl FnOnce(&crate::Worker) -> usize,
+) -> (crate::Worker, Origin, Origin) {
+    let (billing, audit) = (Origin::start(), Origin::start());
+    for o in [&billing, &audit] {
+        o.set_default(Reply::Gone);
+    }
+    let to = |o: &Origin| serde_json::json!({ "url": o.url("/hooks") });
+    let w = worker_to(serde_json::json!({ "billing": to(&billing), "audit": to(&audit) }));
+    let sent = deliver(&w);
+    wait_dead(&w, |dead| dead.len() == 2 * sent);
+    for o in [&billing, &audit] {
+        o.set_default(Reply::OK);
+    }
+    (w, billing, audit)
+}
+
+/// Delivers each `(event id, entity)` as a notification event, each of which must be
+/// applied; returns how many.
+pub fn deliver_applied(w: &crate::Worker, events: &[(&str, &str)]) -> usize {
+    for (id, entity) in events {
+        let (r, _) = deliver(w, id, entity);
+        assert_eq!(r.header("hookonce-outcome"), Some("applied"), "{id}: {r}");
+    }
+    events.len()
+}
+
+/// The `Idempotency-Key`s of the requests answered 200, in arrival order.
+pub fn delivered_keys(reqs: &[Recorded]) -> Vec<String> {
+    reqs.iter()
+        .filter(|r| r.reply == Reply::OK)
+        .filter_map(|r| r.header("idempotency-key").map(str::to_owned))
+        .collect()
+}
+
 /// One event sent by [`deliver_burst`].
 #[derive(Debug, Clone)]
 pub struct Sent {

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use hookonce_e2e::events::admin_post;
-use hookonce_e2e::origin::{deliver, sources, sources_to, Origin, Reply};
+use hookonce_e2e::origin::{self, deliver, sources, sources_to, Origin, Reply};
 use hookonce_e2e::Worker;
 use serde_json::{json, Value};
 
@@ -66,12 +66,7 @@ fn the_backfill_arrives_in_order_before_the_pending_later_events() {
         "{r}"
     );
     billing.set_default(Reply::OK);
-    let delivered = |reqs: &[hookonce_e2e::origin::Recorded]| -> Vec<String> {
-        reqs.iter()
-            .filter(|r| r.reply == Reply::OK)
-            .filter_map(|r| r.header("idempotency-key").map(str::to_owned))
-            .collect()
-    };
+    let delivered = origin::delivered_keys;
     let reqs = billing.wait_for(Duration::from_secs(15), |reqs| delivered(reqs).len() >= 4);
     assert_eq!(
         delivered(&reqs),

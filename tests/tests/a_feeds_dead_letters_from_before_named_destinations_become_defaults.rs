@@ -2,7 +2,8 @@
 //! (`dead`, keyed by entity and event) is upgraded by its constructor (`schema::open`, run
 //! natively here on the SQLite that workerd embeds): each dead letter moves into
 //! `dead_letters` as the destination `default`'s, and so does each object's outbox report
-//! (`outbox_rows`) into `destination_rows`; the next start finds it current.
+//! (`outbox_rows`) into `destination_rows`; it gains the entity registry a source-wide
+//! backfill reads (`seen_entities`); the next start finds it current.
 
 #[path = "../../edge/src/store/schema.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -61,6 +62,15 @@ fn each_dead_letter_moves_to_the_default_destination() {
         "SELECT name FROM sqlite_master WHERE name IN ('dead', 'outbox_rows')",
     );
     assert!(left.is_empty(), "the old tables are gone");
+    let registry = first_column(
+        &c,
+        "SELECT name FROM sqlite_master WHERE name LIKE 'seen_entities%' ORDER BY name",
+    );
+    assert_eq!(
+        registry,
+        ["seen_entities", "seen_entities_by_time"],
+        "and it gains the entity registry"
+    );
     assert_eq!(
         start(&mut c),
         Open::Current,

@@ -1,6 +1,6 @@
 //! The admin routes that name a destination answer bad input with a problem+json: an
-//! unknown destination is a 404 `unknown-destination`, a `since` that is not unix seconds or
-//! a missing entity a 400 `bad-request` naming the parameter, a redelivery to a destination
+//! unknown destination is a 404 `unknown-destination` (for one entity or across a source), a
+//! `since` that is not unix seconds or an empty entity a 400 `bad-request` naming the parameter, a redelivery to a destination
 //! that does not take the event's type a 409 `not-sendable`, and one of an event the entity
 //! never saw a 404.
 
@@ -22,6 +22,8 @@ fn each_bad_request_gets_its_problem() {
         "/admin/outbox/acme/ent_bad/retry?destination=nope",
         "/admin/redeliver/acme/evt_bad_1?entity=ent_bad&destination=nope",
         "/admin/backfill/acme/nope?entity=ent_bad&since=0",
+        "/admin/backfill/acme/nope?since=0",
+        "/admin/requeue/acme?destination=nope&dry_run=true",
     ] {
         let detail = assert_problem(&admin_post(&w, path), 404, "unknown-destination");
         assert_eq!(
@@ -35,7 +37,7 @@ fn each_bad_request_gets_its_problem() {
         assert!(detail.starts_with("since: "), "{since:?}: {detail}");
     }
     let detail = assert_problem(
-        &admin_post(&w, "/admin/backfill/acme/audit?since=0"),
+        &admin_post(&w, "/admin/backfill/acme/audit?entity=&since=0"),
         400,
         "bad-request",
     );

@@ -2,7 +2,8 @@
 //! the SQLite that workerd embeds, bound as `store::feed` binds them): rows appended as one
 //! JSON array come back field for field, newest first and filtered; a prune deletes one
 //! range of old rows; counters add up; outbox reports sum; dead letters keep the newest;
-//! per-minute tallies add up and the minutes before the hour are forgotten.
+//! per-minute tallies add up and the minutes before the hour are forgotten; the entities
+//! that may hold dead letters, and those seen since a time, page in key order.
 
 #[path = "../../edge/src/store/feed/statements.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -288,17 +289,114 @@ fn counters_add_up_outbox_reports_sum_and_dead_letters_keep_the_newest() {
         .map(Result::unwrap)
         .collect();
     assert_eq!(dead, ["4@default", "2@billing", "2@default", "3@default"]);
-    // A requeue of one destination forgets only its letters; of every one, all of the entity's.
+    // A requeue of one destination forgets only its letters; of some events, only theirs;
+    // of every one, all of the entity's.
     let count = || -> i64 {
         c.query_row("SELECT count(*) FROM dead_letters", [], |r| r.get(0))
             .unwrap()
     };
-    c.execute(statements::REQUEUED, params!["a", "billing"])
-        .unwrap();
+    c.execute(
+        statements::REQUEUED,
+        params!["a", "billing", None::<String>],
+    )
+    .unwrap();
     assert_eq!(count(), 3);
-    c.execute(statements::REQUEUED, params!["a", None::<String>])
+    c.execute(statements::REQUEUED, params!["a", "default", r#"["1"]"#])
         .unwrap();
+    assert_eq!(count(), 3, "evt 1 of a was pruned from the list already");
+    c.execute(
+        statements::REQUEUED,
+        params!["a", None::<String>, r#"["2","9"]"#],
+    )
+    .unwrap();
     assert_eq!(count(), 2);
+    c.execute(
+        statements::REQUEUED,
+        params!["b", None::<String>, None::<String>],
+    )
+    .unwrap();
+    assert_eq!(count(), 1);
+}
+
+/// `FeedStore::candidates` of the dead: a page of entity keys.
+fn dead_candidates(
+    c: &Connection,
+    destination: Option<&str>,
+    since: Option<i64>,
+    after: Option<&str>,
+    limit: i64,
+) -> Vec<String> {
+    c.prepare(statements::DEAD_CANDIDATES)
+        .unwrap()
+        .query_map(
+            params![destination, since, None::<i64>, after, limit, "s/e/"],
+            |r| r.get(0),
+        )
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn dead_candidates_page_in_key_order_through_the_list_and_the_outbox_reports() {
+    let c = feed();
+    // In the list only (its report is gone), in both, in a report only (the list pruned).
+    for (entity, id, to, at) in [
+        ("a", "1", "billing", 10),
+        ("c", "2", "audit", 30),
+        ("", "3", "billing", 20),
+    ] {
+        c.execute(statements::DEAD, params![entity, id, to, 5, "503", at])
+            .unwrap();
+    }
+    for (object, to, pending, dead) in [
+        ("s/e/c", "audit", 0, 1),
+        ("s/e/d", "billing", 0, 2),
+        ("s/e/e", "billing", 3, 0),
+        ("s/b/0", "billing", 0, 1),
+        ("t/e/f", "billing", 0, 1),
+    ] {
+        c.execute(
+            statements::KEEP_OUTBOX,
+            params![object, to, pending, None::<i64>, dead],
+        )
+        .unwrap();
+    }
+    let all = dead_candidates(&c, None, None, None, 10);
+    assert_eq!(
+        all,
+        ["a", "c", "d"],
+        "no bucket, no pending-only, no other source"
+    );
+    assert_eq!(
+        dead_candidates(&c, Some("billing"), None, None, 10),
+        ["a", "d"]
+    );
+    assert_eq!(dead_candidates(&c, None, None, None, 2), ["a", "c"]);
+    assert_eq!(dead_candidates(&c, None, None, Some("c"), 2), ["d"]);
+    // The list's letters that died before `since` are no candidates; reports have no time.
+    assert_eq!(dead_candidates(&c, None, Some(15), None, 10), ["c", "d"]);
+}
+
+#[test]
+fn the_registry_keeps_each_entitys_latest_time_and_pages_those_seen_since() {
+    let c = feed();
+    let seen = |pairs: &str| c.execute(statements::SEEN, params![pairs]).unwrap();
+    seen(r#"[["a", 10], ["b", 20]]"#);
+    seen(r#"[["a", 30], ["b", 15], ["c", 5]]"#);
+    let page = |since: i64, after: Option<&str>, limit: i64| -> Vec<String> {
+        c.prepare(statements::RECORDED_CANDIDATES)
+            .unwrap()
+            .query_map(params![since, after, limit], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(page(0, None, 10), ["a", "b", "c"]);
+    assert_eq!(page(16, None, 10), ["a", "b"], "b keeps its later time");
+    assert_eq!(page(0, Some("a"), 1), ["b"]);
+    c.execute(statements::FORGET_ENTITIES, params![20]).unwrap();
+    assert_eq!(page(0, None, 10), ["a", "b"]);
 }
 
 #[test]

@@ -45,6 +45,7 @@ use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
 
 pub mod admin;
+pub mod requeue;
 pub mod resend;
 pub mod upkeep;
 

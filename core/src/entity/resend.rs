@@ -1,5 +1,5 @@
 //! Sending kept events to a source's destinations again, as sequences the adapter carries
-//! out like [`Requeue`](super::admin::Requeue):
+//! out like [`Requeue`](super::requeue::Requeue):
 //! - [`Redeliver`] (`POST /admin/redeliver`): one applied event, whose body is still kept,
 //!   once more to one destination that takes its type or to every one that does: a new
 //!   outbox row each, at the tail of the destination's queue (an operator's explicit act:
@@ -10,8 +10,11 @@
 //!
 //! What to enqueue and what to skip is decided here; the adapter reads and writes.
 
+use serde::{Deserialize, Serialize};
+
 use crate::config::DestinationConfig;
 use crate::decide::Outcome;
+use crate::sweep::Tally;
 use crate::time::UnixSeconds;
 
 /// The most rows one backfill enqueues: a larger one is refused whole (a part would put
@@ -102,8 +105,8 @@ pub enum ResendAnswer {
     OutOfStep,
 }
 
-/// What a backfill did.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What a backfill did; summed over the entities of a page ([`Tally`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Backfilled {
     /// Rows enqueued, one per event, in arrival order.
     pub enqueued: usize,
@@ -116,6 +119,16 @@ pub struct Backfilled {
     pub skipped_present: usize,
     /// Applied events of types it does not take.
     pub skipped_filtered: usize,
+}
+
+impl Tally for Backfilled {
+    fn add(&mut self, other: Backfilled) {
+        self.enqueued += other.enqueued;
+        self.moved_behind += other.moved_behind;
+        self.skipped_pruned += other.skipped_pruned;
+        self.skipped_present += other.skipped_present;
+        self.skipped_filtered += other.skipped_filtered;
+    }
 }
 
 /// One redelivery of event `id` to `only` (a configured destination) or to every one of

@@ -89,6 +89,8 @@ pub enum FeedWrite {
         entity: String,
         /// Only this destination's; `None`: all of them.
         destination: Option<String>,
+        /// Only these events'; empty: all of them.
+        events: Vec<String>,
     },
 }
 
@@ -169,10 +171,12 @@ pub fn admit(
         Note::Requeued {
             entity,
             destination,
+            events,
         } => {
             return vec![FeedWrite::Requeued {
                 entity: entity.clone(),
                 destination: destination.clone(),
+                events: events.clone(),
             }]
         }
         Note::Attempts { .. } | Note::Superseded { .. } => return Vec::new(),
@@ -480,12 +484,14 @@ pub(super) mod tests {
         let requeued = Note::Requeued {
             entity: "ch_1".into(),
             destination: Some("billing".into()),
+            events: vec!["evt_1".into()],
         };
         assert_eq!(
             admit(&requeued, &FeedState::default(), FeedPolicy::default(), NOW),
             vec![FeedWrite::Requeued {
                 entity: "ch_1".into(),
                 destination: Some("billing".into()),
+                events: vec!["evt_1".into()],
             }]
         );
     }

@@ -84,6 +84,9 @@ pub enum Note {
         /// Only this destination's letters; `None`: all of the entity's.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         destination: Option<String>,
+        /// Only these events' letters; empty: all of them.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        events: Vec<String>,
     },
     /// An alarm pass made forward attempts that came to this result (`/metrics` counts
     /// them; the feed keeps no row).

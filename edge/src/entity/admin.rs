@@ -2,16 +2,15 @@
 //! and `Backfill`, each carried out one IO per command.
 
 use hookonce_core::decide::Said;
-use hookonce_core::entity::admin::{
-    Replay, ReplayAnswer, ReplayCommand, ReplayInput, Requeue, RequeueCommand, RequeueInput,
-};
+use hookonce_core::entity::admin::{Replay, ReplayAnswer, ReplayCommand, ReplayInput};
+use hookonce_core::entity::requeue::{DeadFilter, Requeue, RequeueCommand, RequeueInput};
 use hookonce_core::entity::resend::{
     Backfill, Redeliver, ResendAnswer, ResendCommand, ResendInput,
 };
 use hookonce_core::event::EventId;
 use hookonce_core::names::{entity_of, source_of};
 use hookonce_core::time::UnixSeconds;
-use serde_json::{json, Value};
+use serde_json::json;
 use worker::{Response, Result};
 
 use super::EntityObject;
@@ -84,8 +83,15 @@ impl EntityObject {
         }
     }
 
-    /// `POST /admin/outbox/…/retry`: core's `Requeue`, one IO per command.
-    pub(super) async fn requeue(&self, only: Option<&str>) -> Result<Response> {
+    /// `POST /admin/outbox/…/retry` (`full` false: the answer says what was requeued and
+    /// skipped) and each entity of `POST /admin/requeue/{source}` (`full`: core's whole
+    /// `Requeued`): core's `Requeue`, one IO per command.
+    pub(super) async fn requeue(
+        &self,
+        filter: &DeadFilter,
+        dry_run: bool,
+        full: bool,
+    ) -> Result<Response> {
         let name = self.state.id().name().unwrap_or_default();
         let queue = self.store.has_outbox();
         let now = clock::now();
@@ -105,17 +111,18 @@ impl EntityObject {
             entity_of(&name),
             queue,
             now,
-            only,
+            filter,
+            dry_run,
             &configured,
         );
         let sql = self.store.sql();
         loop {
             command = match command {
                 RequeueCommand::ReadDead => {
-                    requeue.handle(RequeueInput::Dead(outbox_store::dead_counts(sql)?))
+                    requeue.handle(RequeueInput::Dead(outbox_store::dead_rows(sql)?))
                 }
-                RequeueCommand::Requeue(destination, at) => {
-                    let n = outbox_store::requeue_dead(sql, destination, at)?;
+                RequeueCommand::Requeue { seqs, at, .. } => {
+                    let n = outbox_store::requeue_rows(sql, &seqs, at)?;
                     requeue.handle(RequeueInput::Requeued(n))
                 }
                 RequeueCommand::SetAlarm(at) => {
@@ -126,13 +133,11 @@ impl EntityObject {
                     self.note(source.to_owned(), note, loaded.log);
                     requeue.handle(RequeueInput::Noted)
                 }
+                RequeueCommand::Answer(answer) if full => {
+                    return json_response(200, &json!(answer), "application/json");
+                }
                 RequeueCommand::Answer(answer) => {
-                    let skipped: Vec<Value> = answer
-                        .skipped
-                        .iter()
-                        .map(|s| json!({"destination": s.destination, "rows": s.rows, "reason": s.reason}))
-                        .collect();
-                    let body = json!({ "requeued": answer.requeued, "skipped": skipped });
+                    let body = json!({ "requeued": answer.requeued, "skipped": answer.skipped });
                     return json_response(200, &body, "application/json");
                 }
             };

@@ -12,6 +12,7 @@
 use std::cell::RefCell;
 
 use hookonce_core::decide::{Delivery, Plan, Said};
+use hookonce_core::entity::requeue::DeadFilter;
 use hookonce_core::entity::upkeep::{self, Command as Step, Input as Done, Upkeep};
 use hookonce_core::entity::{feed_outcome, Answer, Command, Ingest, Input, Known, Report};
 use hookonce_core::event::{Event, EventId, Version};
@@ -23,7 +24,7 @@ use hookonce_core::log::LogLevel;
 use hookonce_core::metrics::OutboxSnapshot;
 use hookonce_core::names::{entity_of, object_kind, source_of, ObjectKind};
 use hookonce_core::outbox::target as outbox_target;
-use hookonce_core::page::{EntityCursor, ENTITY_EVENTS, ENTITY_OUTBOX};
+use hookonce_core::page::{flag_param, EntityCursor, ENTITY_EVENTS, ENTITY_OUTBOX};
 use hookonce_core::retry::AttemptResult;
 use hookonce_core::route::split_url;
 use hookonce_core::time::UnixSeconds;
@@ -123,7 +124,16 @@ impl EntityObject {
                 Ok(id) => self.event(&id),
                 Err(e) => problem::BAD_REQUEST.respond(e),
             },
-            Op::RetryDead(destination) => self.requeue(destination.as_deref()).await,
+            Op::RetryDead(destination) => {
+                let filter = DeadFilter::of(destination);
+                self.requeue(&filter, false, false).await
+            }
+            Op::Requeue(query) => {
+                match (DeadFilter::parse(&query), flag_param(&query, "dry_run")) {
+                    (Ok(filter), Ok(dry_run)) => self.requeue(&filter, dry_run, true).await,
+                    (Err(e), _) | (_, Err(e)) => problem::BAD_REQUEST.respond(e),
+                }
+            }
             Op::Replay(raw) => match id(&raw) {
                 Ok(id) => self.replay(&id).await,
                 Err(e) => problem::BAD_REQUEST.respond(e),

@@ -5,8 +5,10 @@ mod statements;
 
 use hookonce_core::activity::Tally;
 use hookonce_core::feed::{DeadLetter, FeedOutcome, FeedRow, FeedState, RejectWindow};
+use hookonce_core::intake::SeenEntity;
 use hookonce_core::metrics::{Count, DestinationRows, SourceFigures};
 use hookonce_core::page::FeedQuery;
+use hookonce_core::sweep::{CandidateQuery, Candidates};
 use hookonce_core::time::UnixSeconds;
 use worker::{Result, SqlStorage, State};
 
@@ -96,9 +98,7 @@ impl FeedStore {
                 )
             })
             .collect();
-        let rows =
-            serde_json::to_string(&rows).map_err(|e| worker::Error::RustError(e.to_string()))?;
-        sql::run(&self.sql, statements::APPEND, &[text(&rows)]).map(drop)
+        sql::run(&self.sql, statements::APPEND, &[sql::json_text(&rows)?]).map(drop)
     }
 
     pub fn window(&self, w: &RejectWindow) -> Result<()> {
@@ -131,9 +131,63 @@ impl FeedStore {
         sql::run(&self.sql, statements::DEAD, &values).map(drop)
     }
 
-    pub fn requeued(&self, entity: &str, destination: Option<&str>) -> Result<()> {
-        let values = [text(entity), opt_text(destination)];
+    pub fn requeued(
+        &self,
+        entity: &str,
+        destination: Option<&str>,
+        events: &[String],
+    ) -> Result<()> {
+        let events = match events.is_empty() {
+            true => sql::NULL,
+            false => sql::json_text(&events)?,
+        };
+        let values = [text(entity), opt_text(destination), events];
         sql::run(&self.sql, statements::REQUEUED, &values).map(drop)
+    }
+
+    pub fn seen(&self, entities: &[SeenEntity]) -> Result<()> {
+        let pairs: Vec<_> = entities.iter().map(|e| (&e.entity, e.at)).collect();
+        sql::run(&self.sql, statements::SEEN, &[sql::json_text(&pairs)?]).map(drop)
+    }
+
+    pub fn forget_entities(&self, before: UnixSeconds) -> Result<()> {
+        sql::run(&self.sql, statements::FORGET_ENTITIES, &[int(before.0)]).map(drop)
+    }
+
+    /// The page of candidate entities `q` asks for, in key order, of the source whose
+    /// entity objects' names start with `prefix`.
+    pub fn candidates(&self, q: &CandidateQuery, prefix: &str) -> Result<Vec<String>> {
+        row! {
+            struct Row {
+                entity: String,
+            }
+        }
+        let time = |t: Option<UnixSeconds>| t.map_or(sql::NULL, |t| int(t.0));
+        let after = opt_text(q.after.as_deref());
+        let limit = int(i64::from(q.limit));
+        let (statement, values) = match &q.kind {
+            Candidates::Dead {
+                destination,
+                since,
+                until,
+            } => (
+                statements::DEAD_CANDIDATES,
+                vec![
+                    opt_text(destination.as_deref()),
+                    time(*since),
+                    time(*until),
+                    after,
+                    limit,
+                    text(prefix),
+                ],
+            ),
+            Candidates::Recorded { since } => (
+                statements::RECORDED_CANDIDATES,
+                vec![int(since.0), after, limit],
+            ),
+        };
+        let rows: Vec<Row> = self.sql.exec_raw(statement, values)?.all()?;
+        Ok(rows.into_iter().map(|r| r.entity).collect())
     }
 
     pub fn add_count(&self, c: &Count) -> Result<()> {

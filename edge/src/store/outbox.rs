@@ -4,7 +4,7 @@
 //! Every status written here comes from core's `OutboxStatus`, bound as a parameter.
 
 use hookonce_core::config::DEFAULT_DESTINATION;
-use hookonce_core::entity::admin::DeadCount;
+use hookonce_core::entity::requeue::DeadRow;
 use hookonce_core::entity::resend::KeptEvent;
 use hookonce_core::feed::DeadLetter;
 use hookonce_core::metrics::{DestinationRows, OutboxSnapshot};
@@ -16,7 +16,7 @@ use worker::SqlStorage;
 use super::entity::unpacked;
 use super::rows::{row, ReadRows};
 use super::schema::INSERT_OUTBOX;
-use super::sqlite::{first, int, run, text, NULL};
+use super::sqlite::{first, int, json_text, run, text, NULL};
 
 /// Where an outbox row goes: its own URL (a published message), or its source's
 /// destination of this name.
@@ -326,44 +326,55 @@ pub fn transition(sql: &SqlStorage, t: &Transition, if_attempts: u32) -> worker:
     Ok(written > 0)
 }
 
-/// The dead rows per destination (`default` for rows that name none).
-pub fn dead_counts(sql: &SqlStorage) -> worker::Result<Vec<DeadCount>> {
+/// The dead rows, in `seq` order, with their events' types (empty for an event no longer
+/// recorded), for a requeue to pick from.
+pub fn dead_rows(sql: &SqlStorage) -> worker::Result<Vec<DeadRow>> {
     row! {
         struct Dead {
+            seq: i64,
+            event_id: String,
             destination: String,
-            rows: i64,
+            event_type: String,
+            reason: String,
+            done_at: Option<i64>,
         }
     }
     let rows: Vec<Dead> = sql
         .exec_raw(
-            "SELECT COALESCE(dest_name, ?2) AS destination, COUNT(*) AS rows FROM outbox
-               WHERE status = ?1 GROUP BY dest_name ORDER BY destination",
+            "SELECT o.seq, o.event_id, COALESCE(o.dest_name, ?2) AS destination,
+               COALESCE(e.event_type, '') AS event_type, COALESCE(o.last_result, '') AS reason,
+               o.done_at
+             FROM outbox o LEFT JOIN events e ON e.event_id = o.event_id
+             WHERE o.status = ?1 ORDER BY o.seq",
             vec![text(OutboxStatus::Dead.as_str()), text(DEFAULT_DESTINATION)],
         )?
         .all()?;
     Ok(rows
         .into_iter()
-        .map(|r| DeadCount {
+        .map(|r| DeadRow {
+            seq: r.seq,
+            event_id: r.event_id,
             destination: r.destination,
-            rows: usize::try_from(r.rows).unwrap_or_default(),
+            event_type: r.event_type,
+            reason: r.reason,
+            died_at: r.done_at,
         })
         .collect())
 }
 
-/// Puts the destination's dead rows back in the queue, due at `at`, their attempts
-/// starting over; returns how many (counted from `RETURNING`: rows written count the
-/// status index's entries too).
-pub fn requeue_dead(sql: &SqlStorage, destination: &str, at: UnixSeconds) -> worker::Result<usize> {
+/// Puts the dead rows `seqs` back in the queue where they were, due at `at`, their
+/// attempts starting over; returns how many (counted from `RETURNING`: rows written count
+/// the status index's entries too).
+pub fn requeue_rows(sql: &SqlStorage, seqs: &[i64], at: UnixSeconds) -> worker::Result<usize> {
     sql.exec_raw(
         "UPDATE outbox SET status = ?1, attempts = 0, first_attempt_at = NULL,
                next_attempt_at = ?2, done_at = NULL
-             WHERE status = ?3 AND COALESCE(dest_name, ?4) = ?5 RETURNING seq",
+             WHERE status = ?3 AND seq IN (SELECT value FROM json_each(?4)) RETURNING seq",
         vec![
             text(OutboxStatus::Pending.as_str()),
             int(at.0),
             text(OutboxStatus::Dead.as_str()),
-            text(DEFAULT_DESTINATION),
-            text(destination),
+            json_text(&seqs)?,
         ],
     )?
     .count_rows()

@@ -219,6 +219,12 @@ pub fn blob(bytes: &[u8]) -> JsValue {
 /// SQL `NULL`.
 pub const NULL: JsValue = JsValue::NULL;
 
+/// Rows handed to one statement as one JSON text, which SQLite reads back (`json_each`).
+pub fn json_text(rows: &impl serde::Serialize) -> worker::Result<JsValue> {
+    let json = serde_json::to_string(rows).map_err(|e| worker::Error::RustError(e.to_string()))?;
+    Ok(text(&json))
+}
+
 /// An integer or SQL `NULL`.
 pub fn opt_int(n: Option<i64>) -> JsValue {
     n.map_or(NULL, int)

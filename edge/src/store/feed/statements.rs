@@ -48,6 +48,15 @@ CREATE TABLE IF NOT EXISTS activity (
   count   INTEGER NOT NULL,
   PRIMARY KEY (minute, outcome)
 ) WITHOUT ROWID;
+-- The entities a source-wide backfill pages through (core's `intake::remember`): each
+-- entity an event was noted about, with the latest time; those past the source's body
+-- retention are forgotten. A feed from before it gains it at its next start (schema::open
+-- finds it missing).
+CREATE TABLE IF NOT EXISTS seen_entities (
+  entity  TEXT PRIMARY KEY,
+  last_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS seen_entities_by_time ON seen_entities (last_at);
 CREATE TABLE IF NOT EXISTS reject_window (
   id         INTEGER PRIMARY KEY CHECK (id = 1),
   minute     INTEGER NOT NULL,
@@ -98,9 +107,47 @@ pub const PRUNE_DEAD: &str = "DELETE FROM dead_letters WHERE (entity, event_id, 
 pub const DEAD: &str = "INSERT OR REPLACE INTO dead_letters
    (entity, event_id, destination, attempts, last_result, at) VALUES (?, ?, ?, ?, ?, ?)";
 
-/// Forgets an entity's dead letters: `entity, destination` (NULL: of every destination).
-pub const REQUEUED: &str =
-    "DELETE FROM dead_letters WHERE entity = ?1 AND (?2 IS NULL OR destination = ?2)";
+/// Forgets an entity's dead letters: `entity, destination` (NULL: of every destination),
+/// event ids as a JSON array (NULL: of every event).
+pub const REQUEUED: &str = "DELETE FROM dead_letters WHERE entity = ?1
+   AND (?2 IS NULL OR destination = ?2)
+   AND (?3 IS NULL OR event_id IN (SELECT value FROM json_each(?3)))";
+
+/// Keeps the latest time each entity was seen, given as one JSON array of
+/// `[entity, at]` pairs. (`WHERE true` tells SQLite's parser the `ON CONFLICT` is the
+/// upsert's, not a join's.)
+pub const SEEN: &str = "INSERT INTO seen_entities (entity, last_at)
+ SELECT value ->> 0, value ->> 1 FROM json_each(?) WHERE true
+ ON CONFLICT (entity) DO UPDATE SET last_at = max(last_at, excluded.last_at)";
+
+/// Forgets the entities last seen before `?`: a range of the time index.
+pub const FORGET_ENTITIES: &str = "DELETE FROM seen_entities WHERE last_at < ?";
+
+/// A page of the entities that may hold dead letters, in key order: those in the
+/// dead-letter list (`?1` destination, `?2`/`?3` died from/until, each NULL for any) and
+/// those whose last outbox report counted dead rows (of `?1`), after `?4` (NULL: from the
+/// first), `?5` at most; `?6` is the prefix of the source's entity objects' names
+/// (`{source}/e/`). The list keeps only the newest letters and reports stop when a row
+/// is requeued, so each finds entities the other has lost. Each side walks its primary
+/// key from the cursor and stops at `?5`, so a page reads about `?5` keys of each, not
+/// the whole list (bench/FINDINGS.md).
+pub const DEAD_CANDIDATES: &str = "SELECT entity FROM (
+   SELECT DISTINCT entity FROM dead_letters
+   WHERE entity > COALESCE(?4, '') AND (?1 IS NULL OR destination = ?1)
+     AND (?2 IS NULL OR at >= ?2) AND (?3 IS NULL OR at <= ?3)
+   ORDER BY entity LIMIT ?5)
+ UNION
+ SELECT entity FROM (
+   SELECT substr(object, length(?6) + 1) AS entity FROM destination_rows
+   WHERE object > ?6 || COALESCE(?4, '') AND substr(object, 1, length(?6)) = ?6
+     AND dead > 0 AND (?1 IS NULL OR destination = ?1)
+   ORDER BY object LIMIT ?5)
+ ORDER BY entity LIMIT ?5";
+
+/// A page of the entities seen at or after `?1`, in key order, after `?2` (NULL: from the
+/// first), `?3` at most.
+pub const RECORDED_CANDIDATES: &str = "SELECT entity FROM seen_entities
+ WHERE entity > COALESCE(?2, '') AND last_at >= ?1 ORDER BY entity LIMIT ?3";
 
 /// Adds to a counter: `family, label, by`.
 pub const ADD_COUNT: &str = "INSERT INTO counter (family, label, value) VALUES (?, ?, ?)
