@@ -639,6 +639,18 @@ pub fn sent_event<'a>(sent: &'a [Sent], id: &str) -> &'a Sent {
         .unwrap_or_else(|| panic!("an unknown event id arrived: {id}"))
 }
 
+/// Waits until `o` has answered 2xx to every event of `sent`, then checks it got each
+/// once, in order per entity.
+pub fn assert_receives_all_in_order(o: &Origin, sent: &[Sent], within: Duration) {
+    o.wait_for(within, |reqs| {
+        reqs.iter().filter(|r| r.reply == Reply::OK).count() >= sent.len()
+    });
+    let got = o.first_keys(true);
+    let ids: Vec<&str> = got.iter().map(String::as_str).collect();
+    assert_eq!(ids.len(), sent.len(), "each event once: {ids:?}");
+    assert_in_order_per_entity(sent, &ids);
+}
+
 /// Asserts that `arrived` (event ids in arrival order) holds each entity's events of
 /// `sent` in the order they were sent.
 pub fn assert_in_order_per_entity(sent: &[Sent], arrived: &[&str]) {

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use hookonce_e2e::events::admin_get;
-use hookonce_e2e::origin::{self, assert_in_order_per_entity, deliver_burst, Origin, Reply};
+use hookonce_e2e::origin::{self, assert_receives_all_in_order, deliver_burst, Origin};
 use serde_json::json;
 
 #[test]
@@ -18,13 +18,7 @@ fn thirty_entities_drain_in_order_and_leave_no_slot_taken() {
     let entities: Vec<&str> = names.iter().map(String::as_str).collect();
     let sent = deliver_burst(&w, &entities, 5);
 
-    app.wait_for(Duration::from_secs(60), |reqs| {
-        reqs.iter().filter(|r| r.reply == Reply::OK).count() >= sent.len()
-    });
-    let firsts = app.first_keys(true);
-    let ids: Vec<&str> = firsts.iter().map(String::as_str).collect();
-    assert_eq!(ids.len(), sent.len(), "each event once: {ids:?}");
-    assert_in_order_per_entity(&sent, &ids);
+    assert_receives_all_in_order(&app, &sent, Duration::from_secs(60));
 
     let path = format!("/sources/{}/destinations/billing/status", origin::SOURCE);
     let deadline = Instant::now() + Duration::from_secs(10);

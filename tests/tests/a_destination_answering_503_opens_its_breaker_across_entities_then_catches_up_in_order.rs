@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use hookonce_e2e::events::admin_get;
-use hookonce_e2e::origin::{self, assert_in_order_per_entity, deliver_burst, Origin, Reply};
+use hookonce_e2e::origin::{self, assert_receives_all_in_order, deliver_burst, Origin, Reply};
 use serde_json::json;
 
 /// The destination's status document.
@@ -65,13 +65,7 @@ fn ten_503s_across_entities_open_the_breaker_stop_attempts_and_every_event_arriv
     assert_eq!(status(&w)["circuit"], "open");
 
     app.set_default(Reply::OK);
-    app.wait_for(Duration::from_secs(60), |reqs| {
-        reqs.iter().filter(|r| r.reply == Reply::OK).count() >= sent.len()
-    });
-    let firsts = app.first_keys(true);
-    let ids: Vec<&str> = firsts.iter().map(String::as_str).collect();
-    assert_eq!(ids.len(), sent.len(), "each event once: {ids:?}");
-    assert_in_order_per_entity(&sent, &ids);
+    assert_receives_all_in_order(&app, &sent, Duration::from_secs(60));
     assert_eq!(status(&w)["circuit"], "closed", "the probe closed it");
     for entity in entities {
         let rows = origin::outbox(&w, entity);
