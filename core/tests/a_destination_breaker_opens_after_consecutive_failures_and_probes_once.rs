@@ -3,7 +3,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReason};
+use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReason, LINE_POLL};
 use protect_support::*;
 
 #[test]
@@ -29,27 +29,33 @@ fn ten_failures_across_entities_open_it_and_one_probe_closes_it() {
         }]
     );
 
-    // Open: every entity, new or not, waits for the probe's time and sends nothing.
+    // Open: every entity, new or not, sends nothing and takes a place in line, to ask again
+    // a line poll after the probe's time unless woken first.
     for (entity, t) in [(0, 1), (7, 10), (99, 30)] {
         assert_eq!(
             p.ask(&entity, at(t)),
             Ask::Wait {
-                until: at(31),
+                until: at(31).plus(LINE_POLL),
                 reason: WaitReason::Open
             }
         );
     }
+    assert_eq!(p.poll_wake(), None, "nobody is woken while it is open");
     let status = p.status(at(30));
     assert_eq!(
-        (status.state(), status.next_probe_at),
-        ("open", Some(at(31)))
+        (status.state(), status.next_probe_at, status.waiting),
+        ("open", Some(at(31)), 3)
     );
 
-    // Half-open: one probe, whoever asks first; everyone else waits while it is out.
-    let probe = grant(&mut p, 42, at(31));
+    // At the probe's time (the gate's alarm ticks), the first in line is woken for the
+    // one probe; everyone else waits while it is out.
+    let _ = p.tick(at(31));
+    assert_eq!(p.poll_wake(), Some(0));
+    assert_eq!(p.poll_wake(), None, "one probe");
+    let probe = grant(&mut p, 0, at(31));
     assert!(probe.probe);
     assert_eq!(names(&mut p), ["half-open"]);
-    for entity in [0, 1, 43] {
+    for entity in [1, 43] {
         assert!(matches!(
             p.ask(&entity, at(31)),
             Ask::Wait {
@@ -58,10 +64,12 @@ fn ten_failures_across_entities_open_it_and_one_probe_closes_it() {
             }
         ));
     }
-    let _ = p.report(&42, probe.lease, &ok(), at(32));
+    let _ = p.report(&0, probe.lease, &ok(), at(32));
     assert_eq!(transitions(&mut p), [Transition::Closed { at: at(32) }]);
     assert_eq!(p.status(at(32)).healthy_since, Some(at(32)));
-    assert!(!grant(&mut p, 0, at(32)).probe);
+    // Closed: the line is woken in its order, as slots allow.
+    assert_eq!(p.poll_wake(), Some(7));
+    assert!(!grant(&mut p, 7, at(32)).probe);
 }
 
 #[test]

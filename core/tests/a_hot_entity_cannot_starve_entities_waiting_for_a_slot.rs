@@ -3,7 +3,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Settings, WaitReason, TURN_GRACE};
+use hookonce_core::protect::{Ask, Settings, WaitReason, LINE_POLL, TURN_GRACE};
 use protect_support::*;
 
 #[test]
@@ -52,16 +52,18 @@ fn a_waiter_that_does_not_come_back_loses_its_turn() {
     let settings = Settings::builder().max_in_flight(1).build().unwrap();
     let mut p = protect(settings);
     let g = grant(&mut p, 0, at(0));
-    assert!(matches!(p.ask(&1, at(0)), Ask::Wait { until, .. } if until == at(1)));
+    let back = at(0).plus(LINE_POLL);
+    assert!(matches!(p.ask(&1, at(0)), Ask::Wait { until, .. } if until == back));
     let _ = p.report(&0, g.lease, &ok(), at(0));
-    // Entity 1 was told to come back at 1: until 1 + grace, the free slot is its.
-    let last_chance = at(1).plus(TURN_GRACE);
+    // Entity 1 was told to come back a line poll later: until then + grace, the free slot
+    // is its.
+    let last_chance = back.plus(TURN_GRACE);
     assert!(matches!(
         p.ask(&2, last_chance),
         Ask::Wait {
             until,
             reason: WaitReason::Turn,
-        } if until == last_chance.plus(hookonce_core::time::Seconds(1))
+        } if until == last_chance.plus(LINE_POLL)
     ));
     // It never came back; entity 2, next in line, gets the slot when it returns.
     grant(&mut p, 2, last_chance.plus(hookonce_core::time::Seconds(1)));
@@ -86,10 +88,13 @@ fn max_per_second_bounds_the_grants_of_each_second() {
                     served.push(entity);
                     let _ = p.report(&entity, g.lease, &ok(), now);
                 }
-                Ask::Wait { until, reason } => {
-                    assert_eq!(until, at(second + 1));
-                    assert!(matches!(reason, WaitReason::Rate | WaitReason::Turn));
-                }
+                // A rate's waiter comes back next second; one whose turn comes later
+                // waits to be woken.
+                Ask::Wait { until, reason } => match reason {
+                    WaitReason::Rate => assert_eq!(until, at(second + 1)),
+                    WaitReason::Turn => assert_eq!(until, now.plus(LINE_POLL)),
+                    other => panic!("unexpected {other:?}"),
+                },
                 other => panic!("unexpected {other:?}"),
             }
         }

@@ -3,7 +3,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Reported, Settings, WaitReason};
+use hookonce_core::protect::{Ask, Reported, Settings, WaitReason, LINE_POLL};
 use protect_support::*;
 
 #[test]
@@ -19,7 +19,7 @@ fn the_third_entity_waits_until_a_slot_frees() {
     assert_eq!(
         p.ask(&3, at(0)),
         Ask::Wait {
-            until: at(1),
+            until: at(0).plus(LINE_POLL),
             reason: WaitReason::Full
         }
     );

@@ -178,9 +178,10 @@ impl Breaker {
                 circuit: Circuit::Open,
             },
             Phase::HalfOpen { probe: None, .. } => Gate::Probe,
-            // The probe's answer is not known in advance: ask again in a second.
+            // The probe's answer is not known in advance: the waiters are woken when it
+            // closes the breaker, or ask again when the probe's lease would end.
             Phase::HalfOpen { probe: Some(_), .. } => Gate::Shut {
-                until: now.plus(Seconds(1)),
+                until: now.plus(self.settings.lease()),
                 circuit: Circuit::HalfOpen,
             },
         }

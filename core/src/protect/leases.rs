@@ -14,6 +14,13 @@ pub struct LeaseId(pub u64);
 /// that is not coming back keeps a free slot idle.
 pub const TURN_GRACE: Seconds = Seconds(5);
 
+/// How long after being told to wait a waiter asks again unless woken first: its turn
+/// normally comes by a wake ([`Leases::wake`]) when a slot or the probe is free, so this is
+/// only the fallback for a wake that was lost. Long, so that a thousand waiting entities
+/// cost the gate about 33 asks a second, not a thousand: each waiter asking every second
+/// swamped the gate object at that size, and the probe's own result came back too late.
+pub const LINE_POLL: Seconds = Seconds(30);
+
 /// Waiters kept in line at most; beyond, an entity still waits but holds no turn. Bounds
 /// what a flood of entities makes the destination's state hold.
 pub const MAX_WAITING: usize = 4_096;
@@ -109,8 +116,8 @@ impl<K: Clone + Eq> Leases<K> {
     }
 
     /// Whether `entity` may take one of `free` slots now: it may if fewer than `free`
-    /// waiters that are still coming back stand before it. Otherwise it keeps or takes its
-    /// place in line and is due back in a second.
+    /// waiters that are still coming back stand before it (it then leaves the line).
+    /// Otherwise the caller keeps or gives it its place ([`Leases::queue`]).
     pub(super) fn take_turn(&mut self, entity: &K, free: u32, now: UnixSeconds) -> bool {
         self.waiting.retain(|w| now <= w.due.plus(TURN_GRACE));
         let place = self.waiting.iter().position(|w| &w.entity == entity);
@@ -121,8 +128,12 @@ impl<K: Clone + Eq> Leases<K> {
             }
             return true;
         }
-        let due = now.plus(Seconds(1));
-        match place {
+        false
+    }
+
+    /// `entity` keeps or takes its place in line, due back at `due` unless woken first.
+    pub(super) fn queue(&mut self, entity: &K, due: UnixSeconds) {
+        match self.waiting.iter().position(|w| &w.entity == entity) {
             Some(i) => {
                 self.waiting[i].due = due;
                 self.waiting[i].woken = false;
@@ -134,22 +145,25 @@ impl<K: Clone + Eq> Leases<K> {
             }),
             None => {}
         }
-        false
     }
 
-    /// The first waiter, among the first `free`, not woken yet: it is woken now.
+    /// The first waiter, among the first `free`, not woken yet: it is woken now, and due
+    /// now, so that one that does not come loses its turn [`TURN_GRACE`] later.
     pub(super) fn wake(&mut self, free: u32, now: UnixSeconds) -> Option<K> {
         let free = usize::try_from(free).unwrap_or(usize::MAX);
+        // A waiter gone past its grace holds no turn, nor a place among the first `free`.
+        self.waiting.retain(|w| now <= w.due.plus(TURN_GRACE));
         let w = self
             .waiting
             .iter_mut()
             .take(free)
             .find(|w| !w.woken && now <= w.due.plus(TURN_GRACE))?;
         w.woken = true;
+        w.due = now;
         Some(w.entity.clone())
     }
 
-    /// Nobody waits for a turn: the breaker opened, or an operator paused.
+    /// Nobody waits for a turn: an operator paused.
     pub(super) fn clear_line(&mut self) {
         self.waiting.clear();
     }
@@ -158,8 +172,11 @@ impl<K: Clone + Eq> Leases<K> {
         u32::try_from(self.waiting.len()).unwrap_or(u32::MAX)
     }
 
-    /// A new lease for `entity`, counted against this second's rate.
+    /// A new lease for `entity`, counted against this second's rate; it leaves the line.
     pub(super) fn grant(&mut self, entity: &K, until: UnixSeconds, now: UnixSeconds) -> LeaseId {
+        if let Some(i) = self.waiting.iter().position(|w| &w.entity == entity) {
+            self.waiting.remove(i);
+        }
         self.next = self.next.wrapping_add(1);
         let id = LeaseId(self.next);
         self.held.push(Held {

@@ -78,8 +78,9 @@
 //! failed probe if it was the probe).
 //!
 //! Fairness is first come, first served among waiters: an entity refused for want of a
-//! slot takes a place in line and is told to ask again in a second, or sooner when
-//! [`Protect::poll_wake`] names it; while slots are short, a slot goes to an entity only
+//! slot, or while the breaker is open or probing, takes a place in line and is told to ask
+//! again [`LINE_POLL`] later, or sooner when [`Protect::poll_wake`] names it (a free slot,
+//! or the probe); while slots are short, a slot goes to an entity only
 //! if fewer waiters than free slots stand before it. So a hot entity that reports and asks
 //! again at once goes behind those already waiting and cannot starve them. A waiter that does not ask again within [`TURN_GRACE`] of the
 //! instant it was given loses its place; the line holds at most [`MAX_WAITING`] entities
@@ -124,7 +125,7 @@ use breaker::{Breaker, Gate};
 use leases::Leases;
 
 pub use durable::Durable;
-pub use leases::{LeaseId, MAX_WAITING, TURN_GRACE};
+pub use leases::{LeaseId, LINE_POLL, MAX_WAITING, TURN_GRACE};
 pub use settings::{Settings, SettingsBuilder, SettingsError};
 pub use status::{Cause, Circuit, Status, Transition};
 
@@ -300,18 +301,23 @@ impl<K: Clone + Eq> Protect<K> {
         let in_flight = self.leases.in_flight();
         let rate_left = self.leases.rate_left(self.settings.max_per_second(), now);
         let (limit, probe) = match self.breaker.gate(now) {
+            // In line, so the probe's time and the close wake waiters one by one instead
+            // of all of them asking at once; the fallback is a poll after the instant.
             Gate::Shut { until, circuit } => {
                 let reason = match circuit {
                     Circuit::HalfOpen => WaitReason::Probing,
                     _ => WaitReason::Open,
                 };
+                let until = until.plus(LINE_POLL);
+                self.leases.queue(entity, until);
                 return Ask::Wait { until, reason };
             }
             Gate::Probe => (1, true),
             Gate::Limit(limit) => (limit, false),
         };
         let free = limit.saturating_sub(in_flight).min(rate_left);
-        // The probe goes to whoever asks first: it is one attempt, not a share.
+        // The probe goes to whoever asks first (the line's head is woken for it): it is
+        // one attempt, not a share.
         if (probe && free > 0) || (!probe && self.leases.take_turn(entity, free, now)) {
             let until = now.plus(self.settings.lease());
             let lease = self.leases.grant(entity, until, now);
@@ -331,10 +337,13 @@ impl<K: Clone + Eq> Protect<K> {
         } else {
             WaitReason::Turn
         };
-        Ask::Wait {
-            until: now.plus(Seconds(1)),
-            reason,
-        }
+        // A new second brings the rate's grants back, and nothing wakes anyone for it.
+        let until = match reason {
+            WaitReason::Rate => now.plus(Seconds(1)),
+            _ => now.plus(LINE_POLL),
+        };
+        self.leases.queue(entity, until);
+        Ask::Wait { until, reason }
     }
 
     /// The result of the attempt `entity` made under `lease`. A result reported at or
@@ -385,17 +394,18 @@ impl<K: Clone + Eq> Protect<K> {
         self.transitions.pop_front()
     }
 
-    /// An entity waiting in line whose turn has come: a slot is free for it now. Its
-    /// `Wait` named the next second, the soonest instant whole seconds can say, while an
-    /// attempt takes milliseconds; waking it (a request to its object, which asks again at
-    /// once) keeps the freed slot from idling until then. Take them all after every call;
-    /// each waiter is woken once per wait.
+    /// An entity waiting in line whose turn has come: a slot is free for it now, or the
+    /// half-open breaker's probe is. Its `Wait` named [`LINE_POLL`] later, a fallback:
+    /// waking it (a request to its object, which asks again at once) is how its turn
+    /// comes. Take them all after every call and alarm; each waiter is woken once per wait.
     pub fn poll_wake(&mut self) -> Option<K> {
         if self.paused.is_some() {
             return None;
         }
-        let Gate::Limit(limit) = self.breaker.gate(self.now) else {
-            return None;
+        let limit = match self.breaker.gate(self.now) {
+            Gate::Limit(limit) => limit,
+            Gate::Probe => 1,
+            Gate::Shut { .. } => return None,
         };
         let free = limit.saturating_sub(self.leases.in_flight()).min(
             self.leases
@@ -458,7 +468,7 @@ impl<K: Clone + Eq> Protect<K> {
     /// Queues `t` for the adapter and applies what it implies here.
     fn note(&mut self, t: Transition) {
         match t {
-            Transition::Opened { .. } | Transition::Paused { .. } => self.leases.clear_line(),
+            Transition::Paused { .. } => self.leases.clear_line(),
             Transition::Closed { at } => self.healthy_since = Some(at),
             Transition::Resumed { at } if self.breaker.circuit() == Circuit::Closed => {
                 self.healthy_since = Some(at);
