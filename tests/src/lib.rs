@@ -33,6 +33,7 @@ pub mod buckets;
 pub mod destinations;
 pub mod oracle;
 pub mod origin;
+pub mod outage;
 pub mod peers;
 pub mod prometheus;
 pub mod publish;

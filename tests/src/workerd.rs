@@ -423,6 +423,12 @@ impl Workerd {
         self.request("POST", path, headers, Some(body.as_ref()))
     }
 
+    /// GET `path` with the admin token.
+    pub fn admin_get(&self, path: &str) -> Resp {
+        let auth = format!("Bearer {}", crate::events::ADMIN_TOKEN);
+        self.request("GET", path, &[("authorization", auth.as_str())], None)
+    }
+
     /// Delivers `event` to the `cockpit` source, signed now as its provider would.
     pub fn deliver_cockpit(&self, event: &serde_json::Value) -> Resp {
         let body = event.to_string();
