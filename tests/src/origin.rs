@@ -566,8 +566,18 @@ pub struct Sent {
 /// Delivers `per_entity` notification events to each of `entities`, interleaved
 /// (`evt_{entity}_{i}`), each of which must be applied; returns them in the order sent.
 pub fn deliver_burst(w: &crate::Worker, entities: &[&str], per_entity: usize) -> Vec<Sent> {
+    deliver_burst_from(w, entities, 0..per_entity)
+}
+
+/// [`deliver_burst`] of the events numbered `numbers` of each entity: a later burst
+/// about the same entities takes the numbers after the earlier one's.
+pub fn deliver_burst_from(
+    w: &crate::Worker,
+    entities: &[&str],
+    numbers: std::ops::Range<usize>,
+) -> Vec<Sent> {
     let mut sent = Vec::new();
-    for i in 0..per_entity {
+    for i in numbers {
         for entity in entities {
             let id = format!("evt_{entity}_{i}");
             let (r, body) = deliver(w, &id, entity);

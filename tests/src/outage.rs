@@ -260,8 +260,8 @@ pub struct Report {
     pub resends_after_success: usize,
     /// Events never answered `200`, with what their outbox row says.
     pub undelivered: BTreeMap<String, String>,
-    /// Undelivered events whose row is neither `superseded` nor `dead` with a reason:
-    /// lost.
+    /// Undelivered events whose row is not `superseded` by a newer snapshot: lost, a dead
+    /// letter included (no row may die of an outage).
     pub lost: Vec<String>,
     /// First deliveries that came after a newer version of their entity.
     pub out_of_order: Vec<String>,
@@ -339,8 +339,8 @@ impl Report {
         report
     }
 
-    /// Reads the outbox row of each undelivered event: one `superseded` (by a newer
-    /// snapshot) or `dead` (with its reason) is accounted for; anything else is lost.
+    /// Reads the outbox row of each undelivered event: one `superseded` by a newer
+    /// snapshot is accounted for; anything else is lost.
     fn classify_undelivered(&mut self, w: &Workerd) {
         let mut rows: HashMap<String, Value> = HashMap::new();
         let entities: std::collections::BTreeSet<String> = self
@@ -367,7 +367,7 @@ impl Report {
                 ),
                 s => s.to_owned(),
             };
-            if !matches!(status, "superseded" | "dead") {
+            if status != "superseded" {
                 self.lost.push(format!("{id}: {what}"));
             }
         }
@@ -381,11 +381,12 @@ impl Report {
     /// One row of `bench/outage-results.md`'s table, dated, for `command` on `commit`.
     pub fn row(&self, date: &str, commit: &str, command: &str) -> String {
         format!(
-            "| {date} | {commit} | {} | {} | {} s | `{}` | {} | {} | {} | {} | {} | {} | {} | `{command}` |",
+            "| {date} | {commit} | {} | {} | {} s | `{}` | {:.1} s | {} | {} | {} | {} | {} | {} | {} | `{command}` |",
             self.entities,
             self.events,
             self.down.as_secs(),
             self.destination,
+            self.sent_in.as_secs_f64(),
             self.attempts_while_down,
             self.attempts_first_60s,
             self.peak_in_flight_after,
@@ -398,7 +399,7 @@ impl Report {
     }
 
     /// The header of [`Report::row`]'s table.
-    pub const HEADER: &'static str = "| date (UTC) | commit | entities | events | down | destination | attempts while down | of them in the first 60 s | peak in flight after recovery | drain after recovery | requests after recovery | lost | out of order | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
+    pub const HEADER: &'static str = "| date (UTC) | commit | entities | events | down | destination | sent in | attempts while down | of them in the first 60 s | peak in flight after recovery | drain after recovery | requests after recovery | lost | out of order | command |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|";
 }
 
 impl fmt::Display for Report {
