@@ -201,6 +201,16 @@ pub fn standard_webhooks_headers(
     ]
 }
 
+/// The whole number in environment variable `name`, if it is set; panics if it is not one.
+/// The full-size runs (`make chaos`, `make outage`, `make isolation`) size tests with these.
+pub fn env_number(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    Some(
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v}: expected a whole number")),
+    )
+}
+
 /// Seconds since the Unix epoch, for `webhook-timestamp`.
 pub fn unix_now() -> i64 {
     SystemTime::now()

@@ -71,32 +71,17 @@ impl Outage {
     /// `_EVENTS`, `_DOWN_SECS`, `_LATENCY_MS`, `_CLIENTS`, `_DRAIN_SECS`, and
     /// `_DESTINATION`, a JSON object whose fields replace the destination's.
     pub fn from_env(mut self) -> Outage {
-        let var = |name: &str| std::env::var(format!("HOOKONCE_OUTAGE_{name}")).ok();
-        let number = |name: &str| -> Option<u64> {
-            var(name).map(|v| {
-                v.parse()
-                    .unwrap_or_else(|_| panic!("HOOKONCE_OUTAGE_{name}={v}: expected a number"))
-            })
-        };
-        if let Some(n) = number("ENTITIES") {
-            self.entities = n as usize;
-        }
-        if let Some(n) = number("EVENTS") {
-            self.events = n as usize;
-        }
-        if let Some(n) = number("DOWN_SECS") {
-            self.down = Duration::from_secs(n);
-        }
-        if let Some(n) = number("LATENCY_MS") {
-            self.latency = Duration::from_millis(n);
-        }
-        if let Some(n) = number("CLIENTS") {
-            self.clients = n as usize;
-        }
-        if let Some(n) = number("DRAIN_SECS") {
-            self.drain_within = Duration::from_secs(n);
-        }
-        if let Some(v) = var("DESTINATION") {
+        let number = |name: &str| crate::env_number(&format!("HOOKONCE_OUTAGE_{name}"));
+        let count = |name: &str, default: usize| number(name).map_or(default, |n| n as usize);
+        let secs =
+            |name: &str, default: Duration| number(name).map_or(default, Duration::from_secs);
+        self.entities = count("ENTITIES", self.entities);
+        self.events = count("EVENTS", self.events);
+        self.clients = count("CLIENTS", self.clients);
+        self.down = secs("DOWN_SECS", self.down);
+        self.drain_within = secs("DRAIN_SECS", self.drain_within);
+        self.latency = number("LATENCY_MS").map_or(self.latency, Duration::from_millis);
+        if let Ok(v) = std::env::var("HOOKONCE_OUTAGE_DESTINATION") {
             let fields: serde_json::Map<String, Value> = serde_json::from_str(&v)
                 .unwrap_or_else(|e| panic!("HOOKONCE_OUTAGE_DESTINATION={v}: {e}"));
             for (k, f) in fields {

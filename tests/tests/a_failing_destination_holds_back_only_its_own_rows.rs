@@ -21,11 +21,7 @@ const EVERY: Duration = Duration::from_secs(30);
 
 /// How long the failing origin stays down.
 fn down_for() -> Duration {
-    let secs = std::env::var("HOOKONCE_ISOLATION_DOWN_SECS").map_or(15, |v| {
-        v.parse()
-            .unwrap_or_else(|_| panic!("HOOKONCE_ISOLATION_DOWN_SECS={v}: expected seconds"))
-    });
-    Duration::from_secs(secs)
+    Duration::from_secs(hookonce_e2e::env_number("HOOKONCE_ISOLATION_DOWN_SECS").unwrap_or(15))
 }
 
 /// A destination retrying every 2 s, with a window that outlasts the outage by 2 minutes:
