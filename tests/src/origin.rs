@@ -209,6 +209,23 @@ impl Origin {
             .collect()
     }
 
+    /// The `Idempotency-Key`s received (answered 2xx, if `delivered_only`), each once, in
+    /// the order they first were.
+    pub fn first_keys(&self, delivered_only: bool) -> Vec<String> {
+        let mut keys: Vec<String> = Vec::new();
+        for r in self
+            .requests()
+            .iter()
+            .filter(|r| !delivered_only || r.reply == Reply::OK)
+        {
+            let key = r.must("idempotency-key").to_owned();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        keys
+    }
+
     /// Effects applied by the idempotent application (`Reply::Apply`).
     pub fn effects(&self) -> u32 {
         self.shared.state.lock().unwrap().effects

@@ -35,29 +35,13 @@ fn destination(o: &Origin, down: Duration) -> serde_json::Value {
     })
 }
 
-/// The keys `o` received (answered 2xx, if `delivered_only`), in the order it first did.
-fn firsts(o: &Origin, delivered_only: bool) -> Vec<String> {
-    let mut keys: Vec<String> = Vec::new();
-    for r in o
-        .requests()
-        .iter()
-        .filter(|r| !delivered_only || r.reply == Reply::OK)
-    {
-        let key = r.must("idempotency-key").to_owned();
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys
-}
-
 /// Waits until `o` has answered 2xx for `n` events, then asserts it got each of `sent`
 /// once, in order per entity.
 fn assert_receives_in_order(o: &Origin, sent: &[Sent], within: Duration) {
     o.wait_for(within, |reqs| {
         reqs.iter().filter(|r| r.reply == Reply::OK).count() >= sent.len()
     });
-    let got = firsts(o, true);
+    let got = o.first_keys(true);
     assert_eq!(got.len(), sent.len(), "each event once: {got:?}");
     let ids: Vec<&str> = got.iter().map(String::as_str).collect();
     assert_in_order_per_entity(sent, &ids);
@@ -83,7 +67,7 @@ fn one_destination_down_holds_back_none_of_the_others_rows_then_catches_up_in_or
         assert_receives_in_order(&up, &sent, Duration::from_secs(10));
         let tried = down.requests().len();
         assert!(
-            firsts(&down, true).is_empty() && tried > 0,
+            down.first_keys(true).is_empty() && tried > 0,
             "billing was tried and failed meanwhile ({:?} in)",
             started.elapsed()
         );
@@ -119,7 +103,7 @@ fn one_destination_down_holds_back_none_of_the_others_rows_then_catches_up_in_or
         back.elapsed().as_millis()
     );
     // Nothing reached billing out of order while it failed either: first attempts too.
-    let tried = firsts(&down, false);
+    let tried = down.first_keys(false);
     let ids: Vec<&str> = tried.iter().map(String::as_str).collect();
     assert_in_order_per_entity(&sent, &ids);
 }
