@@ -127,7 +127,8 @@ chaos: setup build
 	  -- --nocapture
 
 # Issue 54's outage at full size; `make test` runs a small one. Sizes: HOOKONCE_OUTAGE_*
-# (DESTINATION: a JSON object of the destination's fields, over the default schedule).
+# (DESTINATION: a JSON object of the destination's fields, over the default schedule);
+# HOOKONCE_BUILD_DIR=/abs/dir measures another build of the worker with the same harness.
 OUTAGE_ENV := HOOKONCE_OUTAGE_EVENTS=$${HOOKONCE_OUTAGE_EVENTS:-50000} \
               HOOKONCE_OUTAGE_ENTITIES=$${HOOKONCE_OUTAGE_ENTITIES:-1000} \
               HOOKONCE_OUTAGE_DOWN_SECS=$${HOOKONCE_OUTAGE_DOWN_SECS:-300} \

@@ -105,7 +105,10 @@ impl Builder {
     }
 
     fn config(&self, port: u16, handoff: Option<u16>, dir: &Path) -> String {
-        let build = repo_root().join("build");
+        // HOOKONCE_BUILD_DIR: another build of the worker (absolute), to measure it with
+        // the same harness (`make outage` on two builds).
+        let build = std::env::var_os("HOOKONCE_BUILD_DIR")
+            .map_or_else(|| repo_root().join("build"), PathBuf::from);
         for f in ["index.js", "index_bg.wasm"] {
             assert!(
                 build.join(f).exists(),

@@ -38,7 +38,11 @@ fn keep(path: &str, report: &Report) {
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
             .unwrap_or_default()
     };
-    let commit = git(&["rev-parse", "--short", "HEAD"]);
+    // The worker measured: this checkout's build, or the one HOOKONCE_BUILD_DIR names.
+    let commit = match std::env::var("HOOKONCE_BUILD_DIR") {
+        Ok(dir) => format!("HOOKONCE_BUILD_DIR={dir}"),
+        Err(_) => git(&["rev-parse", "--short", "HEAD"]),
+    };
     let date = std::process::Command::new("date")
         .args(["-u", "+%Y-%m-%d %H:%M"])
         .output()
