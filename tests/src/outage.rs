@@ -252,8 +252,10 @@ pub struct Report {
     pub resends_after_success: usize,
     /// Events never answered `200`, with what their outbox row says.
     pub undelivered: BTreeMap<String, String>,
-    /// Undelivered events whose row is not `superseded` by a newer snapshot: lost, a dead
-    /// letter included (no row may die of an outage).
+    /// Undelivered events whose row is still pending when the run gave up waiting.
+    pub pending: usize,
+    /// Undelivered events whose row is neither pending nor `superseded` by a newer
+    /// snapshot: lost, a dead letter included (no row may die of an outage).
     pub lost: Vec<String>,
     /// First deliveries that came after a newer version of their entity.
     pub out_of_order: Vec<String>,
@@ -331,8 +333,9 @@ impl Report {
         report
     }
 
-    /// Reads the outbox row of each undelivered event: one `superseded` by a newer
-    /// snapshot is accounted for; anything else is lost.
+    /// Reads the outbox row of each undelivered event, every page of its entity's: one
+    /// `superseded` by a newer snapshot is accounted for, one `pending` is late (the run
+    /// did not drain), anything else (a dead letter, no row) is lost.
     fn classify_undelivered(&mut self, w: &Workerd) {
         let mut rows: HashMap<String, Value> = HashMap::new();
         let entities: std::collections::BTreeSet<String> = self
@@ -342,11 +345,22 @@ impl Report {
             .filter_map(|rest| rest.rsplit_once('_').map(|(e, _)| e.to_owned()))
             .collect();
         for entity in entities {
-            let r = w.admin_get(&format!("/entities/{}/{entity}", origin::SOURCE));
-            for row in r.json()["outbox"].as_array().into_iter().flatten() {
-                if let Some(id) = row["event_id"].as_str() {
-                    rows.insert(id.to_owned(), row.clone());
+            let path = format!("/entities/{}/{entity}", origin::SOURCE);
+            let mut page = w.admin_get(&path).json();
+            loop {
+                for row in page["outbox"].as_array().into_iter().flatten() {
+                    if let Some(id) = row["event_id"].as_str() {
+                        rows.insert(id.to_owned(), row.clone());
+                    }
                 }
+                let Some(cursor) = page["cursor"].as_str() else {
+                    break;
+                };
+                let next = format!(
+                    "{path}?before={}",
+                    hookonce_core::route::encode_component(cursor)
+                );
+                page = w.admin_get(&next).json();
             }
         }
         for (id, what) in &mut self.undelivered {
@@ -359,8 +373,10 @@ impl Report {
                 ),
                 s => s.to_owned(),
             };
-            if status != "superseded" {
-                self.lost.push(format!("{id}: {what}"));
+            match status {
+                "superseded" => {}
+                "pending" => self.pending += 1,
+                _ => self.lost.push(format!("{id}: {what}")),
             }
         }
     }
@@ -383,7 +399,7 @@ impl Report {
             self.attempts_first_60s,
             self.peak_in_flight_after,
             self.drain
-                .map_or("not drained".to_owned(), |d| format!("{:.1} s", d.as_secs_f64())),
+                .map_or(format!("not drained: {} pending", self.pending), |d| format!("{:.1} s", d.as_secs_f64())),
             self.requests_after,
             self.lost.len(),
             self.out_of_order.len(),
@@ -423,10 +439,10 @@ impl fmt::Display for Report {
             "  after recovery: {} requests, peak {} in flight, drained in {}",
             self.requests_after,
             self.peak_in_flight_after,
-            self.drain.map_or("(not drained)".to_owned(), |d| format!(
-                "{:.1} s",
-                d.as_secs_f64()
-            ))
+            self.drain.map_or(
+                format!("(not drained: {} still pending)", self.pending),
+                |d| format!("{:.1} s", d.as_secs_f64())
+            )
         )?;
         writeln!(
             f,
