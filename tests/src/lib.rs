@@ -201,6 +201,12 @@ pub fn standard_webhooks_headers(
     ]
 }
 
+/// Cargo's target directory (`$CARGO_TARGET_DIR`, or `target/`): where tests keep what a
+/// person looks at afterwards.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), Into::into)
+}
+
 /// The whole number in environment variable `name`, if it is set; panics if it is not one.
 /// The full-size runs (`make chaos`, `make outage`, `make isolation`) size tests with these.
 pub fn env_number(name: &str) -> Option<u64> {

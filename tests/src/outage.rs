@@ -141,6 +141,14 @@ impl Outage {
         let mut report = Report::new(self, forward, &sent, &seen, started, up_at);
         report.sent_in = sent_in;
         report.classify_undelivered(&w);
+        if !report.drained() {
+            // The state dir goes with the run: keep workerd's log (its decisions, attempts
+            // and the destination's transitions) to see why.
+            let log = crate::target_dir().join("outage-workerd.log");
+            if std::fs::write(&log, w.logs()).is_ok() {
+                report.log = Some(log);
+            }
+        }
         report
     }
 
@@ -259,6 +267,8 @@ pub struct Report {
     pub lost: Vec<String>,
     /// First deliveries that came after a newer version of their entity.
     pub out_of_order: Vec<String>,
+    /// Where workerd's log was kept, when the run did not drain.
+    pub log: Option<std::path::PathBuf>,
 }
 
 impl Report {
@@ -456,6 +466,9 @@ impl fmt::Display for Report {
             self.lost.len(),
             self.out_of_order.len()
         )?;
+        if let Some(log) = &self.log {
+            writeln!(f, "  workerd's log: {}", log.display())?;
+        }
         for (what, list) in [("lost", &self.lost), ("out of order", &self.out_of_order)] {
             for x in list.iter().take(10) {
                 writeln!(f, "    {what}: {x}")?;
