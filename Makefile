@@ -15,6 +15,11 @@
 #                 of workerd (run directly, state on disk); prints the figures
 #   make fuzz     structured property fuzzing of core's parsers and verifiers (fuzz/),
 #                 1,000,000 inputs per target (FUZZ_CASES, FUZZ_TARGET to pick one)
+#   make outage   issue 54's outage at full size: 50,000 events over 1,000 entities while the
+#                 destination answers 503 for 5 minutes; prints the figures and appends them
+#                 to bench/outage-results.md (HOOKONCE_OUTAGE_* to change the size)
+#   make isolation  one destination down for 3 minutes while another receives every event,
+#                 in order, at once (HOOKONCE_ISOLATION_DOWN_SECS to change it)
 #   make soak     10 minutes of mixed load on workerd direct: throughput per minute,
 #                 errors, workerd's RSS (HOOKONCE_SOAK_SECS to change the length)
 #   make fmt      cargo fmt (fmt-check: verify only)
@@ -52,7 +57,7 @@ PROBE := $(PROBE_DIR)/index.js $(PROBE_DIR)/index_bg.wasm
 SOURCES := $(shell find core/src edge/src -name '*.rs') \
            Cargo.toml Cargo.lock core/Cargo.toml edge/Cargo.toml scripts/lean-shim.mjs
 
-.PHONY: setup build cli dev test bench chaos fuzz soak fmt fmt-check clippy
+.PHONY: setup build cli dev test bench chaos outage isolation fuzz soak fmt fmt-check clippy
 
 setup:
 	@scripts/bootstrap.sh
@@ -120,6 +125,24 @@ CHAOS_ENV := HOOKONCE_CHAOS_EVENTS=$${HOOKONCE_CHAOS_EVENTS:-20000} \
 chaos: setup build
 	$(CHAOS_ENV) cargo test -p hookonce-e2e --test a_crash_storm_loses_nothing_and_applies_nothing_twice \
 	  -- --nocapture
+
+# Issue 54's outage at full size; `make test` runs a small one. Sizes: HOOKONCE_OUTAGE_*
+# (DESTINATION: a JSON object of the destination's fields, over the default schedule);
+# HOOKONCE_BUILD_DIR=/abs/dir measures another build of the worker with the same harness.
+OUTAGE_ENV := HOOKONCE_OUTAGE_EVENTS=$${HOOKONCE_OUTAGE_EVENTS:-50000} \
+              HOOKONCE_OUTAGE_ENTITIES=$${HOOKONCE_OUTAGE_ENTITIES:-1000} \
+              HOOKONCE_OUTAGE_DOWN_SECS=$${HOOKONCE_OUTAGE_DOWN_SECS:-300} \
+              HOOKONCE_OUTAGE_CLIENTS=$${HOOKONCE_OUTAGE_CLIENTS:-16} \
+              HOOKONCE_OUTAGE_DRAIN_SECS=$${HOOKONCE_OUTAGE_DRAIN_SECS:-1200} \
+              HOOKONCE_OUTAGE_RESULTS=bench/outage-results.md
+outage: setup build
+	$(OUTAGE_ENV) cargo test -p hookonce-e2e --test an_outage_of_the_destination_loses_nothing_and_keeps_each_entitys_order \
+	  -- --nocapture
+
+# Issue 53's isolation for minutes; `make test` runs it with 15 s down.
+isolation: setup build
+	HOOKONCE_ISOLATION_DOWN_SECS=$${HOOKONCE_ISOLATION_DOWN_SECS:-180} \
+	  cargo test -p hookonce-e2e --test a_failing_destination_holds_back_only_its_own_rows -- --nocapture
 
 soak: setup build
 	cargo test -p hookonce-e2e --test a_ten_minute_soak_keeps_throughput_errors_and_memory_flat \

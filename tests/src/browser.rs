@@ -9,9 +9,7 @@ use crate::repo_root;
 
 /// Where the drivers' screenshots go: `$CARGO_TARGET_DIR/inspector-screenshots`.
 pub fn screenshots() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map_or_else(|| repo_root().join("target"), Into::into)
-        .join("inspector-screenshots")
+    crate::target_dir().join("inspector-screenshots")
 }
 
 /// Runs `tests/browser/{script}` against the worker at `base` for `source`, with `vars` besides the URL,

@@ -10,8 +10,13 @@ use crate::{wrangler_sources, Resp};
 /// wrangler.toml's sources with `cockpit` forwarding (to a closed loopback port: nothing is
 /// sent unless an event is delivered), so it has the destination named `default`.
 pub fn forwarding_sources() -> Value {
+    forwarding_sources_to("http://127.0.0.1:9/hooks")
+}
+
+/// wrangler.toml's sources with `cockpit` forwarding to `url`, as its destination `default`.
+pub fn forwarding_sources_to(url: &str) -> Value {
     let mut sources = wrangler_sources();
-    sources[COCKPIT]["forward"] = json!({ "url": "http://127.0.0.1:9/hooks" });
+    sources[COCKPIT]["forward"] = json!({ "url": url });
     sources
 }
 

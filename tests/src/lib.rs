@@ -33,6 +33,7 @@ pub mod buckets;
 pub mod destinations;
 pub mod oracle;
 pub mod origin;
+pub mod outage;
 pub mod peers;
 pub mod prometheus;
 pub mod publish;
@@ -198,6 +199,22 @@ pub fn standard_webhooks_headers(
             sign_standard_webhooks(secret, id, ts, body),
         ),
     ]
+}
+
+/// Cargo's target directory (`$CARGO_TARGET_DIR`, or `target/`): where tests keep what a
+/// person looks at afterwards.
+pub fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repo_root().join("target"), Into::into)
+}
+
+/// The whole number in environment variable `name`, if it is set; panics if it is not one.
+/// The full-size runs (`make chaos`, `make outage`, `make isolation`) size tests with these.
+pub fn env_number(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    Some(
+        v.parse()
+            .unwrap_or_else(|_| panic!("{name}={v}: expected a whole number")),
+    )
 }
 
 /// Seconds since the Unix epoch, for `webhook-timestamp`.

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -60,6 +60,8 @@ pub struct Recorded {
     pub wall: SystemTime,
     /// What the origin answered (or is answering).
     pub reply: Reply,
+    /// Requests being answered when this one was read, this one included.
+    pub in_flight: usize,
 }
 
 impl Recorded {
@@ -111,6 +113,8 @@ struct Shared {
     state: Mutex<State>,
     changed: Condvar,
     stop: AtomicBool,
+    /// Requests read and not yet answered.
+    in_flight: AtomicUsize,
 }
 
 /// The running origin; stops accepting when dropped.
@@ -129,6 +133,7 @@ impl Origin {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
+            in_flight: AtomicUsize::new(0),
         });
         let s = shared.clone();
         std::thread::spawn(move || {
@@ -187,6 +192,13 @@ impl Origin {
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.shared.state.lock().unwrap().requests.clone()
+    }
+
+    /// The requests after the first `n`: a reader that keeps what it has read takes only
+    /// the new ones.
+    pub fn requests_since(&self, n: usize) -> Vec<Recorded> {
+        let st = self.shared.state.lock().unwrap();
+        st.requests.get(n..).unwrap_or_default().to_vec()
     }
 
     /// The `Idempotency-Key` of every request so far, in arrival order.
@@ -357,6 +369,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
         .iter()
         .find(|(k, _)| k == "idempotency-key")
         .map(|(_, v)| v.clone());
+    let in_flight = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
     let reply = {
         let mut st = shared.state.lock().unwrap();
         let index = st.requests.len();
@@ -381,6 +394,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
             at,
             wall,
             reply: reply.clone(),
+            in_flight,
         });
         shared.changed.notify_all();
         reply
@@ -401,6 +415,7 @@ fn serve(conn: TcpStream, shared: &Shared) {
         "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n{extra}\r\n"
     );
     let _ = conn.flush();
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -616,8 +631,18 @@ pub struct Sent {
 /// Delivers `per_entity` notification events to each of `entities`, interleaved
 /// (`evt_{entity}_{i}`), each of which must be applied; returns them in the order sent.
 pub fn deliver_burst(w: &crate::Worker, entities: &[&str], per_entity: usize) -> Vec<Sent> {
+    deliver_burst_from(w, entities, 0..per_entity)
+}
+
+/// [`deliver_burst`] of the events numbered `numbers` of each entity: a later burst
+/// about the same entities takes the numbers after the earlier one's.
+pub fn deliver_burst_from(
+    w: &crate::Worker,
+    entities: &[&str],
+    numbers: std::ops::Range<usize>,
+) -> Vec<Sent> {
     let mut sent = Vec::new();
-    for i in 0..per_entity {
+    for i in numbers {
         for entity in entities {
             let id = format!("evt_{entity}_{i}");
             let (r, body) = deliver(w, &id, entity);

@@ -100,14 +100,7 @@ impl Storm {
     /// Overrides from the environment, for `make chaos`: `HOOKONCE_CHAOS_EVENTS`,
     /// `_ENTITIES`, `_KILLS` (split 2:1 between sending and draining), `_CLIENTS`, `_SEED`.
     pub fn from_env(mut self) -> Storm {
-        let var = |name: &str| -> Option<u64> {
-            std::env::var(format!("HOOKONCE_CHAOS_{name}"))
-                .ok()
-                .map(|v| {
-                    v.parse()
-                        .unwrap_or_else(|_| panic!("HOOKONCE_CHAOS_{name}={v}"))
-                })
-        };
+        let var = |name: &str| crate::env_number(&format!("HOOKONCE_CHAOS_{name}"));
         if let Some(n) = var("EVENTS") {
             self.events = n as usize;
         }

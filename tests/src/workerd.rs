@@ -105,7 +105,10 @@ impl Builder {
     }
 
     fn config(&self, port: u16, handoff: Option<u16>, dir: &Path) -> String {
-        let build = repo_root().join("build");
+        // HOOKONCE_BUILD_DIR: another build of the worker (absolute), to measure it with
+        // the same harness (`make outage` on two builds).
+        let build = std::env::var_os("HOOKONCE_BUILD_DIR")
+            .map_or_else(|| repo_root().join("build"), PathBuf::from);
         for f in ["index.js", "index_bg.wasm"] {
             assert!(
                 build.join(f).exists(),
@@ -421,6 +424,12 @@ impl Workerd {
         body: impl AsRef<[u8]>,
     ) -> Resp {
         self.request("POST", path, headers, Some(body.as_ref()))
+    }
+
+    /// GET `path` with the admin token.
+    pub fn admin_get(&self, path: &str) -> Resp {
+        let auth = format!("Bearer {}", crate::events::ADMIN_TOKEN);
+        self.request("GET", path, &[("authorization", auth.as_str())], None)
     }
 
     /// Delivers `event` to the `cockpit` source, signed now as its provider would.
