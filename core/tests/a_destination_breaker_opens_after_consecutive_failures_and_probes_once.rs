@@ -3,7 +3,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReason, LINE_POLL};
+use hookonce_core::protect::{Ask, Cause, Circuit, Settings, Transition, WaitReason};
 use protect_support::*;
 
 #[test]
@@ -30,12 +30,12 @@ fn ten_failures_across_entities_open_it_and_one_probe_closes_it() {
     );
 
     // Open: every entity, new or not, sends nothing and takes a place in line, to ask again
-    // a line poll after the probe's time unless woken first.
-    for (entity, t) in [(0, 1), (7, 10), (99, 30)] {
+    // after the probe's time, a second apart by place, unless woken first.
+    for (place, (entity, t)) in [(0, 1), (7, 10), (99, 30)].into_iter().enumerate() {
         assert_eq!(
             p.ask(&entity, at(t)),
             Ask::Wait {
-                until: at(31).plus(LINE_POLL),
+                until: at(32 + place as u64),
                 reason: WaitReason::Open
             }
         );

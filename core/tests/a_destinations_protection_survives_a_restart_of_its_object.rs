@@ -5,7 +5,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Circuit, Protect, Settings, WaitReason, LINE_POLL};
+use hookonce_core::protect::{Ask, Circuit, Protect, Settings, WaitReason};
 use protect_support::*;
 
 #[test]
@@ -40,7 +40,7 @@ fn an_open_paused_destination_comes_back_open_and_paused() {
     assert_eq!(
         q.ask(&2, at(50)),
         Ask::Wait {
-            until: at(90).plus(LINE_POLL),
+            until: at(91),
             reason: WaitReason::Open
         }
     );

@@ -3,7 +3,7 @@
 
 mod protect_support;
 
-use hookonce_core::protect::{Ask, Circuit, Reported, Settings, Transition, LINE_POLL};
+use hookonce_core::protect::{Ask, Circuit, Reported, Settings, Transition};
 use protect_support::*;
 
 #[test]
@@ -50,9 +50,7 @@ fn an_open_breaker_resumes_open_or_half_open_as_time_made_it() {
     attempt(&mut p, 1, &down(), at(0));
     assert!(p.pause(at(5)));
     assert!(p.resume(at(10)));
-    assert!(
-        matches!(p.ask(&1, at(10)), Ask::Wait { until, .. } if until == at(30).plus(LINE_POLL))
-    );
+    assert!(matches!(p.ask(&1, at(10)), Ask::Wait { until, .. } if until == at(31)));
 
     assert!(p.pause(at(20)));
     assert_eq!(p.ask(&1, at(40)), Ask::Paused, "no probe while paused");

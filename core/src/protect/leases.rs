@@ -21,6 +21,12 @@ pub const TURN_GRACE: Seconds = Seconds(5);
 /// swamped the gate object at that size, and the probe's own result came back too late.
 pub const LINE_POLL: Seconds = Seconds(30);
 
+/// Over how many seconds the waiters of an open or probing breaker come back, one second
+/// apart per place in line, unless woken first. The line lives in the gate object's memory:
+/// an object evicted while the breaker is open has nobody to wake at the probe's time, and
+/// then its waiters come back spread out rather than all in the same second.
+pub const SHUT_SPREAD: u32 = 10;
+
 /// Waiters kept in line at most; beyond, an entity still waits but holds no turn. Bounds
 /// what a flood of entities makes the destination's state hold.
 pub const MAX_WAITING: usize = 4_096;
@@ -129,6 +135,14 @@ impl<K: Clone + Eq> Leases<K> {
             return true;
         }
         false
+    }
+
+    /// Where `entity` stands or would stand in line, from 0.
+    pub(super) fn place(&self, entity: &K) -> usize {
+        self.waiting
+            .iter()
+            .position(|w| &w.entity == entity)
+            .unwrap_or(self.waiting.len())
     }
 
     /// `entity` keeps or takes its place in line, due back at `due` unless woken first.

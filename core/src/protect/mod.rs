@@ -125,7 +125,7 @@ use breaker::{Breaker, Gate};
 use leases::Leases;
 
 pub use durable::Durable;
-pub use leases::{LeaseId, LINE_POLL, MAX_WAITING, TURN_GRACE};
+pub use leases::{LeaseId, LINE_POLL, MAX_WAITING, SHUT_SPREAD, TURN_GRACE};
 pub use settings::{Settings, SettingsBuilder, SettingsError};
 pub use status::{Cause, Circuit, Status, Transition};
 
@@ -302,13 +302,15 @@ impl<K: Clone + Eq> Protect<K> {
         let rate_left = self.leases.rate_left(self.settings.max_per_second(), now);
         let (limit, probe) = match self.breaker.gate(now) {
             // In line, so the probe's time and the close wake waiters one by one instead
-            // of all of them asking at once; the fallback is a poll after the instant.
+            // of all of them asking at once; the fallback comes after the instant, spread
+            // by place in line.
             Gate::Shut { until, circuit } => {
                 let reason = match circuit {
                     Circuit::HalfOpen => WaitReason::Probing,
                     _ => WaitReason::Open,
                 };
-                let until = until.plus(LINE_POLL);
+                let place = self.leases.place(entity) % SHUT_SPREAD as usize;
+                let until = until.plus(Seconds(1 + place as u64));
                 self.leases.queue(entity, until);
                 return Ask::Wait { until, reason };
             }
