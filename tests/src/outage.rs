@@ -100,9 +100,11 @@ impl Outage {
         format!("ent_{i:05}")
     }
 
-    /// Runs it: starts the origin and workerd, sends every event, waits until each reached
-    /// the origin with a 200 or [`Outage::drain_within`] has passed since it recovered (or,
-    /// if sending took longer, since the last was sent).
+    /// Runs it: starts the origin and workerd, sends every event, waits until each entity's
+    /// newest event reached the origin with a 200 (so, in order, every event it was sent:
+    /// all of them, or with `deliver = "latest"` the ones not superseded) or
+    /// [`Outage::drain_within`] has passed since it recovered (or, if sending took longer,
+    /// since the last was sent).
     pub fn run(&self) -> Report {
         let o = Origin::start();
         let mut forward = self.destination.clone();
@@ -130,7 +132,7 @@ impl Outage {
 
         let mut seen = Seen::default();
         let deadline = up_at.max(Instant::now()) + self.drain_within;
-        while seen.delivered.len() < sent.len() && Instant::now() < deadline {
+        while !converged(&sent, &seen) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(250));
             seen.read(&o, latency);
         }
@@ -304,7 +306,7 @@ impl Report {
             requests_after: after.len(),
             ..Report::default()
         };
-        if seen.delivered.len() == sent.len() {
+        if converged(sent, seen) {
             let last = seen.delivered.values().max().map(|&i| seen.requests[i].at);
             report.drain = last.map(|at| at.saturating_duration_since(up_at));
         }
@@ -391,9 +393,10 @@ impl Report {
         }
     }
 
-    /// Whether every event arrived within the drain time.
+    /// Whether every entity's newest event arrived within the drain time, with nothing
+    /// left pending (the rest arrived or were superseded).
     pub fn drained(&self) -> bool {
-        self.drain.is_some()
+        self.drain.is_some() && self.pending == 0
     }
 
     /// One row of `bench/outage-results.md`'s table, dated, for `command` on `commit`.
@@ -476,4 +479,18 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Whether each entity's newest event (by version sent) has reached the origin with a 200.
+fn converged(sent: &HashMap<String, (usize, u64)>, seen: &Seen) -> bool {
+    let mut newest: HashMap<usize, (u64, &str)> = HashMap::new();
+    for (id, &(entity, version)) in sent {
+        let top = newest.entry(entity).or_insert((version, id));
+        if version >= top.0 {
+            *top = (version, id);
+        }
+    }
+    newest
+        .values()
+        .all(|(_, id)| seen.delivered.contains_key(*id))
 }
