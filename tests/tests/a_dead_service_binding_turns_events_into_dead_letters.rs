@@ -1,8 +1,9 @@
 //! `forward.service` bound to a Worker that is not running: every attempt fails, so the
 //! first event is retried until its window is spent and then becomes a dead letter, listed
 //! per source, exactly as an HTTPS destination that never answers; the next events go
-//! after it. Five failures in a row open the destination's breaker: from then on no
-//! attempt is made and no row changes (none becomes a dead letter for the outage).
+//! after it. Five failures in a row (its `breaker.failures`) open the destination's
+//! breaker: from then on no attempt is made and no row changes (none becomes a dead letter
+//! for the outage).
 
 use std::time::{Duration, Instant};
 
@@ -16,7 +17,8 @@ fn a_binding_to_a_worker_nobody_runs_gives_dead_letters() {
     let o = Origin::start();
     let w = peers::builder(
         &o,
-        json!({ "service": "GONE", "schedule_secs": [1], "window_secs": 2, "timeout_secs": 2 }),
+        json!({ "service": "GONE", "schedule_secs": [1], "window_secs": 2, "timeout_secs": 2,
+                "breaker": { "failures": 5 } }),
     )
     .config(
         "services",
