@@ -50,7 +50,7 @@ dests= outbound= internet=
 if (( ${BENCH_DESTINATIONS:-0} > 0 )); then
     [[ -n ${BENCH_ORIGIN:-} ]] || { echo "workerd-config: BENCH_DESTINATIONS needs BENCH_ORIGIN" >&2; exit 2; }
     for ((d = 1; d <= BENCH_DESTINATIONS; d++)); do
-        dests+="${dests:+,}\"d$d\":{\"url\":\"$BENCH_ORIGIN/d$d\"}"
+        dests+="${dests:+,}\"d$d\":{\"url\":\"$BENCH_ORIGIN/d$d\",\"max_in_flight\":1000}"
     done
     dests="\"destinations\":{$dests},"
     internet='(name = "internet", network = (allow = ["local"])),'
