@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 use crate::config::SourceConfig;
 use crate::log::{self, LogRecord};
 use crate::names::gate_parts;
+use crate::ops::{self, Alert};
 use crate::protect::{
     Ask, Circuit, Durable, Grant, LeaseId, Protect, Reported, Settings, SettingsError, Status,
     WaitReason,
@@ -493,6 +494,8 @@ pub enum Command {
     Keep(Saved),
     /// Print this log record (a change of the destination's state).
     Log(LogRecord),
+    /// Raise this operational alert (`ops`), after the log record of its change.
+    Raise(Alert),
     /// Set the object's alarm for this instant.
     SetAlarm(UnixSeconds),
     /// Wake this entity's object (its name): a slot is free for it, and its `Wait` named
@@ -609,6 +612,9 @@ impl Gate {
         let (source, destination) = gate_parts(name).unwrap_or((name, ""));
         while let Some(t) = protect.poll_transition() {
             out.push(Command::Log(log::destination(source, destination, &t)));
+            if let Some(alert) = ops::on_transition(source, destination, &t) {
+                out.push(Command::Raise(alert));
+            }
         }
         if let Some(at) = protect.next_deadline() {
             if self.armed.is_none_or(|armed| armed > at) {

@@ -129,6 +129,7 @@ pub mod flush;
 pub mod intake;
 pub mod log;
 pub mod metrics;
+pub mod ops;
 
 // Time, and the small ordered map that configuration and the adapter's tables use.
 pub mod small_map;

@@ -1,5 +1,6 @@
 //! What a gate object does with each call (`gate::Gate`): it keeps its row first and only
-//! when what must survive a restart changed, logs each transition once, sets its alarm
+//! when what must survive a restart changed, logs each transition once (and raises the
+//! operational alert of a breaker that opens on failures), sets its alarm
 //! only when none is set for the next deadline or earlier, and answers last. An object
 //! started again from its row carries on, and its alarm alone turns an open breaker
 //! half-open.
@@ -43,6 +44,7 @@ fn kinds(commands: &[Command]) -> Vec<String> {
             }
             Command::SetAlarm(t) => format!("alarm {}", t.0 - at(0).0),
             Command::Wake(e) => format!("wake {e}"),
+            Command::Raise(a) => format!("raise {}", a.kind()),
             Command::Answer(_) => "answer".to_owned(),
         })
         .collect()
@@ -180,7 +182,10 @@ fn an_opening_is_kept_and_warned_and_a_restarted_object_turns_half_open_on_its_a
     }
     // Open at 1 with its probe at 31: the alarm set for the first lease's end (30) comes
     // first, so none is set.
-    assert_eq!(kinds(&last), ["keep", "log opened", "answer"]);
+    assert_eq!(
+        kinds(&last),
+        ["keep", "log opened", "raise destination.failing", "answer"]
+    );
     let Command::Log(record) = &last[1] else {
         unreachable!()
     };

@@ -19,7 +19,7 @@ use crate::internal::FeedOp;
 use crate::problem::{self, json_response};
 use crate::store::feed::FeedStore;
 use crate::task::export_object;
-use crate::{clock, sources, store};
+use crate::{clock, ops, sources, store};
 
 export_object!(FeedObjectClass as "FeedObject" for FeedObject);
 
@@ -86,12 +86,32 @@ impl FeedObject {
                     return problem::BAD_REQUEST.respond("not an outbox snapshot");
                 };
                 let writes = intake::report(&object, snapshot);
-                store::sqlite::transaction(&self.state, || {
+                let loaded = sources::load(&self.env);
+                let alerting: Option<&sources::Loaded> =
+                    (*loaded).as_ref().ok().filter(|l| l.ops.is_some());
+                let alerts = store::sqlite::transaction(&self.state, || {
+                    // The sums before and after, only for a deployment with alerts.
+                    let before = alerting.map(|_| store.destination_rows()).transpose()?;
                     for w in &writes {
                         write(&store, w)?;
                     }
-                    Ok(())
+                    Ok(match (alerting.and_then(|l| l.ops.as_ref()), before) {
+                        (Some(config), Some(before)) => {
+                            let after = store.destination_rows()?;
+                            hookonce_core::ops::watch(
+                                config,
+                                &source,
+                                &before,
+                                &after,
+                                clock::now(),
+                            )
+                        }
+                        _ => Vec::new(),
+                    })
                 })?;
+                if let Some(loaded) = alerting {
+                    ops::raise(&self.env, loaded, alerts).await;
+                }
                 Ok(Response::empty()?.with_status(204))
             }
             FeedOp::Metrics => {

@@ -16,7 +16,7 @@ use worker::{js_sys, web_sys, Env, Request, Response, Result, ScheduledTime, Sta
 use crate::internal::{Op, ENTITY_BINDING, GATE_BINDING, GATE_URL};
 use crate::store::gate::GateStore;
 use crate::task::export_object;
-use crate::{clock, http, logs, problem, sources};
+use crate::{clock, http, logs, ops, problem, sources};
 
 export_object!(GateObjectClass as "GateObject" for GateObject, alarm);
 
@@ -63,7 +63,8 @@ impl GateObject {
     /// Carries out core's commands in order; the answer is the last.
     async fn run(&self, commands: Vec<Command>) -> Result<Response> {
         let store = GateStore::new(&self.state);
-        let level = match &*sources::load(&self.env) {
+        let config = sources::load(&self.env);
+        let level = match &*config {
             Ok(loaded) => loaded.log,
             Err(_) => LogLevel::default(),
         };
@@ -71,6 +72,11 @@ impl GateObject {
             match command {
                 Command::Keep(saved) => store.keep(&saved)?,
                 Command::Log(record) => logs::emit(level, record),
+                Command::Raise(alert) => {
+                    if let Ok(loaded) = &*config {
+                        ops::raise(&self.env, loaded, vec![alert]).await;
+                    }
+                }
                 Command::SetAlarm(at) => set_alarm(&self.state, at).await?,
                 // Best effort: an entity not woken asks again at the second it was told.
                 Command::Wake(entity) => {

@@ -16,6 +16,7 @@ use hookonce_core::event::Event;
 use hookonce_core::handoff;
 use hookonce_core::log::{rejected as rejected_log, LogLevel};
 use hookonce_core::names::object_for;
+use hookonce_core::ops::Alert;
 use hookonce_core::seen::{CopyCheck, SeenIds};
 use hookonce_core::time::UnixSeconds;
 use worker::{web_sys, worker_sys::Context, Delay, Env, Response, Result};
@@ -23,7 +24,7 @@ use worker::{web_sys, worker_sys::Context, Delay, Env, Response, Result};
 use crate::internal::{Op, ENTITY_BINDING, OUTCOME_HEADER};
 use crate::problem::Kind;
 use crate::sources::Loaded;
-use crate::{answer, clock, http, logs, notes, problem, sources};
+use crate::{answer, clock, http, logs, notes, ops, problem, sources, task};
 
 /// Answers `kind` with `detail`, and logs and notes the refusal.
 fn reject(
@@ -40,6 +41,20 @@ fn reject(
     if let Some(note) = notes::rejected(name, kind.status, &detail, clock::now(), per_minute) {
         if let Some(flush) = notes::post(env, name.to_owned(), note, loaded.log) {
             let _ = ctx.wait_until(&flush);
+        }
+        // Sampled as the note is, so forged requests cannot make a call each.
+        if loaded.ops.is_some() && kind != problem::TOO_LARGE {
+            let alert = Alert::Misconfigured {
+                source: name.to_owned(),
+                status: kind.status,
+                reason: detail.clone(),
+            };
+            let env = env.clone();
+            let _ = ctx.wait_until(&task::detach(async move {
+                if let Ok(loaded) = &*sources::load(&env) {
+                    ops::raise(&env, loaded, vec![alert]).await;
+                }
+            }));
         }
     }
     kind.respond(detail)
@@ -142,6 +157,10 @@ async fn admit(
     name: &str,
 ) -> Result<std::result::Result<Admitted, Response>> {
     let answer = |r: Result<Response>| r.map(Err);
+    if name == hookonce_core::ops::SOURCE {
+        // Its events are hookonce's own alerts: only `ops::raise` makes them.
+        return answer(problem::UNKNOWN_SOURCE.respond(format!("no source named {name}")));
+    }
     let config = sources::load(env);
     let (loaded, source) = match sources::lookup(&config, name) {
         Ok(found) => found,

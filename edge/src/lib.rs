@@ -38,6 +38,7 @@ mod keys;
 mod logs;
 mod metrics;
 mod notes;
+mod ops;
 mod outbox;
 mod problem;
 mod publish;

@@ -15,6 +15,7 @@ use hookonce_core::config::{ConfigError, Destination, DestinationConfig, SourceC
 use hookonce_core::feed::FeedConfig;
 use hookonce_core::idempotency::KeyPolicy;
 use hookonce_core::log::{self, LogLevel, LogRecord};
+use hookonce_core::ops::OpsConfig;
 use hookonce_core::outbound::{self, Policy};
 use hookonce_core::outbox::SigningKey;
 use hookonce_core::publish::{self, Token};
@@ -53,6 +54,9 @@ pub struct Loaded {
     pub feed: FeedConfig,
     /// What is logged (`HOOKONCE_LOG`: error, info or debug; default info).
     pub log: LogLevel,
+    /// The operational webhooks' settings (`HOOKONCE_OPS`), when they are on; their source
+    /// is then among `sources`, as `ops::SOURCE`.
+    pub ops: Option<OpsConfig>,
 }
 
 impl Loaded {
@@ -170,52 +174,32 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
         .map_err(|e| e.to_string())?;
     let mut out = SmallMap::new();
     for config in sources.iter() {
-        let mut secrets = Vec::new();
-        let mut unset = Vec::new();
-        for binding in &config.secrets {
-            let Some(value) = text(env, binding) else {
-                unset.push(log::secret_missing(&config.name, binding));
-                continue;
-            };
-            let secret = config
-                .scheme
-                .parse_secret(value.trim())
-                .map_err(|e| format!("{}.secrets: binding {binding}: {e}", config.name))?;
-            secrets.push(secret);
-        }
-        // With none set, the source is a configuration error below, which says so.
-        if !secrets.is_empty() {
-            warnings.append(&mut unset);
-        }
-        let Some(signer) = secrets.first().cloned() else {
-            return Err(format!(
-                "{}.secrets: none of the bindings {:?} is set",
-                config.name, config.secrets
-            ));
-        };
-        let verifier =
-            Verifier::new(config.scheme.clone(), secrets, config.tolerance).map_err(|_| {
-                format!(
-                    "{}.secrets: none of the bindings {:?} is set",
-                    config.name, config.secrets
-                )
-            })?;
-        let mut destination_secrets = SmallMap::new();
-        for d in &config.destinations {
-            binding_exists(env, d.forward.destination.as_deref())
-                .map_err(|e| format!("{}.{e}", d.path))?;
-            destination_secrets.insert(d.name.clone(), signing_secrets(env, d)?);
-        }
-        out.insert(
-            config.name.clone(),
-            Source {
-                config: config.clone(),
-                verifier,
-                signer,
-                destination_secrets,
-            },
-        );
+        out.insert(config.name.clone(), source(env, config, warnings)?);
     }
+    let ops = match object_var(env, "HOOKONCE_OPS") {
+        None if text(env, "HOOKONCE_OPS").is_some() => {
+            return Err("HOOKONCE_OPS: expected an object".to_owned())
+        }
+        None => None,
+        Some(v) => {
+            let (ops, json) = OpsConfig::from_json(&v)?;
+            if text(env, &ops.secret).is_none() {
+                return Err(format!(
+                    "HOOKONCE_OPS.secret: binding {} must be set to sign alerts",
+                    ops.secret
+                ));
+            }
+            let checked = SourceConfig::from_json(hookonce_core::ops::SOURCE, &json)
+                .map_err(|e| e.to_string())
+                .and_then(|config| {
+                    Sources::check_one(&config, outbound).map_err(|e| e.to_string())?;
+                    source(env, &config, warnings)
+                });
+            let loaded = checked.map_err(|e| OpsConfig::field_of(&e))?;
+            out.insert(hookonce_core::ops::SOURCE.to_owned(), loaded);
+            Some(ops)
+        }
+    };
     let publish_tokens = match text(env, "HOOKONCE_PUBLISH_TOKENS") {
         Some(t) => publish::tokens(&t).map_err(|e| e.to_string())?,
         None => Vec::new(),
@@ -272,7 +256,59 @@ fn parse(env: &Env, warnings: &mut Vec<LogRecord>) -> Result<Loaded, String> {
         publish_secret,
         outbound,
         admin_token: text(env, ADMIN_TOKEN),
+        ops,
         publish_tokens,
+    })
+}
+
+/// One source, ready to verify: its secrets read, each destination's binding found and
+/// signing secrets read; `warnings` gets its unset secret bindings while another is set.
+fn source(
+    env: &Env,
+    config: &SourceConfig,
+    warnings: &mut Vec<LogRecord>,
+) -> Result<Source, String> {
+    let mut secrets = Vec::new();
+    let mut unset = Vec::new();
+    for binding in &config.secrets {
+        let Some(value) = text(env, binding) else {
+            unset.push(log::secret_missing(&config.name, binding));
+            continue;
+        };
+        let secret = config
+            .scheme
+            .parse_secret(value.trim())
+            .map_err(|e| format!("{}.secrets: binding {binding}: {e}", config.name))?;
+        secrets.push(secret);
+    }
+    // With none set, the source is a configuration error below, which says so.
+    if !secrets.is_empty() {
+        warnings.append(&mut unset);
+    }
+    let Some(signer) = secrets.first().cloned() else {
+        return Err(format!(
+            "{}.secrets: none of the bindings {:?} is set",
+            config.name, config.secrets
+        ));
+    };
+    let verifier =
+        Verifier::new(config.scheme.clone(), secrets, config.tolerance).map_err(|_| {
+            format!(
+                "{}.secrets: none of the bindings {:?} is set",
+                config.name, config.secrets
+            )
+        })?;
+    let mut destination_secrets = SmallMap::new();
+    for d in &config.destinations {
+        binding_exists(env, d.forward.destination.as_deref())
+            .map_err(|e| format!("{}.{e}", d.path))?;
+        destination_secrets.insert(d.name.clone(), signing_secrets(env, d)?);
+    }
+    Ok(Source {
+        config: config.clone(),
+        verifier,
+        signer,
+        destination_secrets,
     })
 }
 

@@ -31,6 +31,7 @@
 pub mod browser;
 pub mod buckets;
 pub mod destinations;
+pub mod ops;
 pub mod oracle;
 pub mod origin;
 pub mod outage;

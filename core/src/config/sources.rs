@@ -30,6 +30,12 @@ impl Sources {
                     FieldError::Value("source names are 1-64 of [A-Za-z0-9_-]"),
                 ));
             }
+            if name == crate::ops::SOURCE {
+                return Err(ConfigError::Invalid(
+                    name.clone(),
+                    FieldError::Value("reserved for operational webhooks (HOOKONCE_OPS)"),
+                ));
+            }
             out.insert(name.clone(), SourceConfig::from_json(name, source)?);
         }
         Ok(Sources(out))
@@ -48,12 +54,15 @@ impl Sources {
     /// Every configured URL destination through the outbound guard: the first one it
     /// refuses, with its field.
     pub fn check_outbound(&self, policy: Policy) -> Result<(), ConfigError> {
-        for source in self.iter() {
-            for d in &source.destinations {
-                if let Destination::Url(url) = &d.forward.destination {
-                    outbound::check(url, policy, None)
-                        .map_err(|r| ConfigError::Destination(format!("{}.url", d.path), r))?;
-                }
+        self.iter().try_for_each(|s| Sources::check_one(s, policy))
+    }
+
+    /// One source's URL destinations through the outbound guard, as [`Sources::check_outbound`].
+    pub fn check_one(source: &SourceConfig, policy: Policy) -> Result<(), ConfigError> {
+        for d in &source.destinations {
+            if let Destination::Url(url) = &d.forward.destination {
+                outbound::check(url, policy, None)
+                    .map_err(|r| ConfigError::Destination(format!("{}.url", d.path), r))?;
             }
         }
         Ok(())
