@@ -255,6 +255,7 @@ mod tests {
                 dead: 1,
                 destinations: Vec::new(),
             }],
+            guards: Vec::new(),
         };
         exposition(&f, UnixSeconds(1_000))
     }

@@ -276,7 +276,24 @@ pub struct Figures {
     pub unavailable: Vec<String>,
     /// Each source that answered.
     pub sources: Vec<SourceFigures>,
+    /// Each configured destination's protection whose gate answered.
+    pub guards: Vec<Guard>,
 }
+
+/// A destination's protection, as its gate object answered this scrape.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Guard {
+    /// The source.
+    pub source: String,
+    /// Its destination.
+    pub destination: String,
+    /// The gate's status.
+    pub status: crate::protect::Status,
+}
+
+/// The states [`Guard`]'s breaker gauge has one sample each for: the breaker's three and
+/// an operator's pause, which overrides them.
+const GUARD_STATES: [&str; 4] = ["closed", "open", "half-open", "paused"];
 
 /// A label value as the text format writes it: `\`, `"` and line feeds escaped.
 pub fn escape_label(v: &str) -> String {
@@ -437,7 +454,46 @@ pub fn exposition(f: &Figures, now: UnixSeconds) -> String {
             }
         }
     }
+    guards(&mut out, &f.guards);
     out
+}
+
+/// The destinations' protection: the breaker's state as one sample per state (1 for the
+/// current one), and the leases out.
+fn guards(out: &mut String, guards: &[Guard]) {
+    let labels = |g: &Guard| {
+        format!(
+            "source=\"{}\",destination=\"{}\"",
+            escape_label(&g.source),
+            escape_label(&g.destination)
+        )
+    };
+    let _ = writeln!(
+        out,
+        "# HELP hookonce_destination_breaker_state The destination's state: 1 for the current one (paused overrides the breaker's).\n# TYPE hookonce_destination_breaker_state gauge"
+    );
+    for g in guards {
+        for state in GUARD_STATES {
+            let v = u8::from(g.status.state() == state);
+            let _ = writeln!(
+                out,
+                "hookonce_destination_breaker_state{{{},state=\"{state}\"}} {v}",
+                labels(g)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "# HELP hookonce_destination_in_flight Attempts to the destination in flight now, across entities.\n# TYPE hookonce_destination_in_flight gauge"
+    );
+    for g in guards {
+        let _ = writeln!(
+            out,
+            "hookonce_destination_in_flight{{{}}} {}",
+            labels(g),
+            g.status.in_flight
+        );
+    }
 }
 
 /// Seconds since `at` at `now`; 0 for none.
@@ -534,6 +590,15 @@ mod tests {
                     },
                 ],
             }],
+            guards: vec![Guard {
+                source: "st\"ripe".into(),
+                destination: "billing".into(),
+                status: crate::protect::Protect::<&str>::new(
+                    crate::protect::Settings::default(),
+                    UnixSeconds(1_000),
+                )
+                .status(UnixSeconds(1_000)),
+            }],
         };
         let text = exposition(&f, UnixSeconds(1_000));
         let samples: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
@@ -561,10 +626,15 @@ mod tests {
                 "hookonce_destination_oldest_pending_age_seconds{source=\"st\\\"ripe\",destination=\"gone\"} 0",
                 "hookonce_destination_dead_letters{source=\"st\\\"ripe\",destination=\"billing\"} 0",
                 "hookonce_destination_dead_letters{source=\"st\\\"ripe\",destination=\"gone\"} 1",
+                "hookonce_destination_breaker_state{source=\"st\\\"ripe\",destination=\"billing\",state=\"closed\"} 1",
+                "hookonce_destination_breaker_state{source=\"st\\\"ripe\",destination=\"billing\",state=\"open\"} 0",
+                "hookonce_destination_breaker_state{source=\"st\\\"ripe\",destination=\"billing\",state=\"half-open\"} 0",
+                "hookonce_destination_breaker_state{source=\"st\\\"ripe\",destination=\"billing\",state=\"paused\"} 0",
+                "hookonce_destination_in_flight{source=\"st\\\"ripe\",destination=\"billing\"} 0",
             ]
         );
         let types = text.lines().filter(|l| l.starts_with("# TYPE")).count();
-        assert_eq!(types, 12, "one TYPE per family");
+        assert_eq!(types, 14, "one TYPE per family");
         assert!(text.ends_with('\n'));
     }
 

@@ -1,11 +1,13 @@
 //! `GET /metrics`: the admin token, then each configured source's figures from its feed
-//! object, written out by core's `metrics::exposition`.
+//! object and each of its destinations' protection from its gate object, written out by
+//! core's `metrics::exposition`.
 
-use hookonce_core::metrics::{exposition, Figures, SourceFigures};
+use hookonce_core::gate::{Answer, Request as GateRequest};
+use hookonce_core::metrics::{exposition, Figures, Guard, SourceFigures};
 use worker::{Env, Request, Response, Result};
 
 use crate::internal::{FeedOp, FEED_BINDING};
-use crate::{api, clock, http, problem, sources};
+use crate::{api, clock, gate, http, problem, sources};
 
 /// The text format's media type.
 const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
@@ -23,10 +25,21 @@ pub async fn serve(req: &Request, env: &Env) -> Result<Response> {
             if let Some(refused) = api::refuse_without_token(req, loaded) {
                 return refused;
             }
-            for name in loaded.sources.keys() {
+            for (name, source) in loaded.sources.iter() {
                 match source_figures(env, name).await {
                     Some(f) => figures.sources.push(f),
                     None => figures.unavailable.push(name.clone()),
+                }
+                for d in &source.config.destinations {
+                    // A gate that does not answer has no sample this scrape.
+                    let status = gate::call(env, &source.config, &d.name, GateRequest::Status);
+                    if let Ok(Answer::Status { status, .. }) = status.await {
+                        figures.guards.push(Guard {
+                            source: name.clone(),
+                            destination: d.name.clone(),
+                            status,
+                        });
+                    }
                 }
             }
         }

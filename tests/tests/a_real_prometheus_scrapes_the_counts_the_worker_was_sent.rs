@@ -2,7 +2,7 @@
 //! workerd with the admin token, and its HTTP API reports the deliveries sent, by outcome;
 //! the rejected ones, by reason; the forward attempts, by the origin's own record of what
 //! it answered; one dead letter; and one row pending, as old as it is, for the source and
-//! for its destination. `promtool check metrics`
+//! for its destination; its breaker closed, nothing in flight. `promtool check metrics`
 //! passes on the text, and a scrape without the token gets a 401 problem.
 
 use std::time::Duration;
@@ -73,6 +73,14 @@ fn prometheus_reports_what_the_worker_was_sent() {
         at(&series(name, label, value), want);
     }
     at(r#"hookonce_configuration_errors"#, 0.0);
+    // The destination's protection: its breaker closed (one failure is no outage), and
+    // nothing in flight between attempts.
+    let guard = |name: &str, state: &str| {
+        format!(r#"hookonce_destination_{name}{{source="acme",destination="default"{state}}}"#)
+    };
+    at(&guard("breaker_state", r#",state="closed""#), 1.0);
+    at(&guard("breaker_state", r#",state="open""#), 0.0);
+    at(&guard("in_flight", ""), 0.0);
     // The attempts, by what the origin recorded answering.
     let answered = |reply: Reply| o.requests().iter().filter(|r| r.reply == reply).count() as f64;
     for (result, reply) in [
