@@ -1,6 +1,6 @@
 //! Every ```` ```toml ```` block in the README is configuration a reader copies into
 //! `wrangler.toml`, so each must load as the Worker loads it: `HOOKONCE_SOURCES` through core's
-//! `Sources::from_json` and the outbound guard, `HOOKONCE_FEED`, `HOOKONCE_LOG` and `HOOKONCE_KEY_TTL_SECS` through
+//! `Sources::from_json` and the outbound guard, `HOOKONCE_OPS`, `HOOKONCE_FEED`, `HOOKONCE_LOG` and `HOOKONCE_KEY_TTL_SECS` through
 //! their parsers, and each destination binding a source names declared in the same file. A
 //! block whose first line is `# append to wrangler.toml` is checked appended to this
 //! repository's `wrangler.toml`, as the reader is told to; any other block stands alone. A
@@ -10,10 +10,11 @@
 
 use std::fs;
 
-use hookonce_core::config::Sources;
+use hookonce_core::config::{SourceConfig, Sources};
 use hookonce_core::feed::FeedConfig;
 use hookonce_core::idempotency::KeyPolicy;
 use hookonce_core::log::LogLevel;
+use hookonce_core::ops::OpsConfig;
 use hookonce_core::outbound::{Policy, ALLOW_PRIVATE_VAR};
 use hookonce_core::time::Seconds;
 use hookonce_e2e::{dev_vars, readme, repo_root};
@@ -61,6 +62,13 @@ fn load(config: &Value, wrangler: &Value, policy: Policy) -> Result<(), String> 
                 }
             }
         }
+    }
+    if let Some(ops) = vars.get("HOOKONCE_OPS") {
+        let (_, source) = OpsConfig::from_json(ops)?;
+        SourceConfig::from_json(hookonce_core::ops::SOURCE, &source)
+            .map_err(|e| e.to_string())
+            .and_then(|s| Sources::check_one(&s, policy).map_err(|e| e.to_string()))
+            .map_err(|e| OpsConfig::field_of(&e))?;
     }
     if let Some(feed) = vars.get("HOOKONCE_FEED") {
         FeedConfig::from_json(feed).map_err(|e| format!("HOOKONCE_FEED: {e}"))?;
