@@ -33,7 +33,7 @@ use crate::protect::{Cause, Transition};
 use crate::time::{Seconds, UnixSeconds};
 
 /// The name of the ops source. [`crate::config::Sources`] refuses it for a configured one.
-pub const SOURCE: &str = "hookonce-ops";
+pub const SOURCE: &str = crate::config::OPS_SOURCE;
 /// The name of the ops source's one destination.
 pub const DESTINATION: &str = "ops";
 /// The binding of the ops secret unless `HOOKONCE_OPS.secret` names another.

@@ -25,7 +25,7 @@ pub use source::{
     Effect, Effects, FieldSource, Shape, SourceConfig, DEFAULT_BUCKETS, DEFAULT_LEGACY_LOOKUP,
     DEFAULT_MAX_BODY, MAX_BUCKETS,
 };
-pub use sources::Sources;
+pub use sources::{Sources, OPS_SOURCE};
 
 use destination::parse_destinations;
 use hmac::parse_hmac;

@@ -7,6 +7,9 @@ use crate::small_map::SmallMap;
 
 use super::{ConfigError, Destination, FieldError, SourceConfig};
 
+/// The name reserved for the operational webhooks' own source (`ops::SOURCE`).
+pub const OPS_SOURCE: &str = "hookonce-ops";
+
 /// All sources by name.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Sources(SmallMap<String, SourceConfig>);
@@ -30,7 +33,7 @@ impl Sources {
                     FieldError::Value("source names are 1-64 of [A-Za-z0-9_-]"),
                 ));
             }
-            if name == crate::ops::SOURCE {
+            if name == OPS_SOURCE {
                 return Err(ConfigError::Invalid(
                     name.clone(),
                     FieldError::Value("reserved for operational webhooks (HOOKONCE_OPS)"),
