@@ -42,7 +42,7 @@ use crate::log::{self, LogRecord};
 use crate::names::gate_parts;
 use crate::protect::{
     Ask, Circuit, Durable, Grant, LeaseId, Protect, Reported, Settings, SettingsError, Status,
-    WaitReason,
+    WaitReason, SHUT_SPREAD,
 };
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
@@ -506,6 +506,78 @@ pub fn window_start(
         (true, _) => now.max(first_attempt_at),
         (false, Some(h)) => h.max(first_attempt_at),
         (false, None) => first_attempt_at,
+    }
+}
+
+/// How long an isolate keeps a pause its gate answered ([`Held`]): an entity of the
+/// isolate asking within it is told paused with no call, and polls again
+/// [`PAUSED_POLL`](crate::drain::PAUSED_POLL) later, so a resume reaches that entity's rows
+/// at most this much later than without the cache (20 s after the resume at worst, not 15).
+pub const PAUSE_KEPT: Seconds = Seconds(5);
+
+/// A destination its gate holds, as an isolate keeps it (the adapter's per-isolate map,
+/// keyed by source and destination) so that the isolate's other entities ask no gate while
+/// it lasts: most of an outage's calls. An open breaker's wait is kept until
+/// [`SHUT_SPREAD`] seconds before the instant its answer named, which is no later than
+/// the probe's time (the gate names the probe's time plus 1 to [`SHUT_SPREAD`] seconds):
+/// nothing changes an open breaker before its probe, and from the probe's time the gate
+/// is asked again, so the line's head it wakes for the probe takes it. A pause is kept
+/// [`PAUSE_KEPT`], since an operator's resume may come at any moment. Any other answer
+/// ends what was kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    answer: Ask,
+    /// Answered with no call before this instant.
+    until: UnixSeconds,
+}
+
+impl Held {
+    /// What to keep of `answer`, given at `now`; `None` to keep nothing (a grant, or a wait
+    /// that may end at any moment: a slot, the rate, a turn, the probe's result).
+    #[must_use]
+    pub fn of(answer: &Ask, now: UnixSeconds) -> Option<Held> {
+        match *answer {
+            Ask::Wait {
+                until,
+                reason: WaitReason::Open,
+            } => Some(Held {
+                answer: *answer,
+                until: until.minus(Seconds(u64::from(SHUT_SPREAD))),
+            })
+            .filter(|h| h.until > now),
+            Ask::Paused => Some(Held {
+                answer: Ask::Paused,
+                until: now.plus(PAUSE_KEPT),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The gate's answer to `entity`'s ask at `now` with no call, while what was kept
+    /// lasts. An ask that carries a lease's results (`reporting`: a `Renew`) calls anyway:
+    /// they must reach the gate. An open breaker's wait ends for each entity up to
+    /// [`SHUT_SPREAD`] seconds after the one kept, by a hash of its key, as the gate spreads
+    /// its line's: the isolate's entities, not in the gate's line, come back spread out
+    /// rather than all in the same second.
+    #[must_use]
+    pub fn answer(&self, entity: &str, reporting: bool, now: UnixSeconds) -> Option<Ask> {
+        if reporting || now >= self.until {
+            return None;
+        }
+        Some(match self.answer {
+            Ask::Wait { until, reason } => {
+                // FNV-1a: stable across isolates and versions, unlike std's hasher.
+                let hash = entity.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+                let spread = Seconds(hash % u64::from(SHUT_SPREAD));
+                Ask::Wait {
+                    until: until.plus(spread),
+                    reason,
+                }
+            }
+            other => other,
+        })
     }
 }
 

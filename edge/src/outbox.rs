@@ -250,6 +250,9 @@ async fn deliver_due(
                 renew,
                 rows,
             } => {
+                // What this isolate was last told of a held destination, with no call.
+                let (source, reporting) = (&via.due.source, renew.is_some());
+                let kept = gate::held(source, &destination, &entity, reporting, clock::now());
                 let asked = match renew {
                     Some(owed) => GateRequest::Renew {
                         entity,
@@ -260,14 +263,20 @@ async fn deliver_due(
                     },
                     None => GateRequest::Ask { entity, rows },
                 };
-                let (answer, healthy_since) =
-                    match call_gate(env, loaded, &via.due.source, &destination, asked).await {
-                        Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
-                        other => {
-                            log_gate_trouble(&mut gate_trouble_logged, &other);
-                            (None, None)
-                        }
-                    };
+                let answered = match kept {
+                    Some(ask) => Ok(GateAnswer::Ask {
+                        ask,
+                        healthy_since: None,
+                    }),
+                    None => call_gate(env, loaded, &via.due.source, &destination, asked).await,
+                };
+                let (answer, healthy_since) = match answered {
+                    Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
+                    other => {
+                        log_gate_trouble(&mut gate_trouble_logged, &other);
+                        (None, None)
+                    }
+                };
                 DrainInput::Asked {
                     answer,
                     healthy_since,
