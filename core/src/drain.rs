@@ -201,20 +201,21 @@ impl Current {
     /// goes to its destination (the row goes out under it, or its report rides along with
     /// the row's ask: [`Command::Ask`]'s `renew`), or while it may still serve a later row
     /// of its destination ([`Lease::usable`]: an outage never may); at the end of the run
-    /// every one is reported.
+    /// (no row read, or one not due) every one is reported.
     fn unreported<T>(&mut self, head: &Input<'_, T>) -> Option<Command<T>> {
         let (next, now) = match head {
             Input::Head {
                 row: Some((row, via)),
                 gated,
                 now,
-            } => {
+            } if row.next_attempt_at <= *now => {
                 let next = gated
                     .as_ref()
-                    .filter(|next| !self.holds(next) && via.is_ok() && row.next_attempt_at <= *now);
+                    .filter(|next| !self.holds(next) && via.is_ok());
                 (Some(next.map(|g| g.destination.as_str())), *now)
             }
-            Input::Head { row: None, now, .. } => (None, *now),
+            // No row, or one not due yet: the run ends.
+            Input::Head { now, .. } => (None, *now),
             _ => return None,
         };
         let i = self.leases.iter().position(|l| {
@@ -1474,5 +1475,27 @@ mod tests {
             d.handle(run, read(None)),
             Command::ReadEarliest { .. }
         ));
+    }
+
+    #[test]
+    fn a_batch_is_reported_before_a_run_that_finds_its_next_row_not_due_ends() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert!(matches!(
+            d.handle(run, read_for("billing", head(2, 1, 1_005))),
+            Command::Report {
+                lease: LeaseId(7),
+                earlier: 0,
+                ..
+            }
+        ));
+        let _ = d.handle::<()>(run, Input::Reported);
+        assert_eq!(
+            d.handle(run, read_for("billing", head(2, 1, 1_005))),
+            Command::SetAlarm(UnixSeconds(1_005))
+        );
     }
 }

@@ -44,27 +44,51 @@ fn a_batch_covers_at_most_the_constant_and_holds_one_slot() {
 
 #[test]
 fn under_a_rate_a_batch_takes_what_is_left_of_the_second_and_must_start_within_it() {
-    let mut p = protect(Settings::builder().max_per_second(Some(5)).build().unwrap());
-    let g = batch(&mut p, 1, BATCH, at(0));
-    assert_eq!((g.rows, g.rows_until), (5, at(1)));
+    // 10 a second over 2 slots: 5 a grant at most.
+    let s = Settings::builder()
+        .max_per_second(Some(10))
+        .max_in_flight(2)
+        .build()
+        .unwrap();
+    let mut p = protect(s);
+    let g1 = batch(&mut p, 1, BATCH, at(0));
+    assert_eq!((g1.rows, g1.rows_until), (5, at(1)));
+    let g2 = batch(&mut p, 2, BATCH, at(0));
+    assert_eq!(g2.rows, 5);
+    let _ = p.report_batch(&2, g2.lease, 4, &ok(), at(0));
     assert!(
         matches!(
-            p.ask_batch(&2, BATCH, at(0)),
+            p.ask_batch(&4, BATCH, at(0)),
             Ask::Wait {
                 reason: WaitReason::Rate,
                 ..
             }
         ),
-        "every row of the batch counted"
+        "every row of the batches counted, though a slot is free"
     );
-    // Two of its five used and reported within the second: three go back.
-    let _ = p.report_batch(&1, g.lease, 1, &ok(), at(0));
-    assert_eq!(batch(&mut p, 2, BATCH, at(0)).rows, 3);
+    // Two of the first batch's five used and reported within the second: three go back.
+    let _ = p.report_batch(&1, g1.lease, 1, &ok(), at(0));
+    assert_eq!(batch(&mut p, 4, BATCH, at(0)).rows, 3);
     // A report in a later second gives nothing back to the second before.
-    let g = batch(&mut p, 3, BATCH, at(1));
+    let g = batch(&mut p, 5, BATCH, at(1));
     assert_eq!(g.rows, 5);
-    let _ = p.report_batch(&3, g.lease, 0, &ok(), at(2));
-    assert_eq!(batch(&mut p, 4, BATCH, at(2)).rows, 5);
+    let _ = p.report_batch(&5, g.lease, 0, &ok(), at(2));
+    assert_eq!(batch(&mut p, 6, BATCH, at(2)).rows, 5);
+}
+
+#[test]
+fn under_a_rate_a_batch_takes_no_more_than_its_slots_share_of_a_second() {
+    let rated = |per_second, cap| {
+        let s = Settings::builder()
+            .max_per_second(Some(per_second))
+            .max_in_flight(cap)
+            .build()
+            .unwrap();
+        batch(&mut protect(s), 1, BATCH, at(0)).rows
+    };
+    assert_eq!(rated(5, 10), 1, "fewer a second than slots: one each");
+    assert_eq!(rated(40, 10), 4);
+    assert_eq!(rated(1_000, 10), BATCH);
 }
 
 #[test]

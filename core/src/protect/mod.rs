@@ -317,7 +317,9 @@ impl<K: Clone + Eq> Protect<K> {
 
     /// Whether `entity` may make up to `rows` attempts (at most [`BATCH`]), one after
     /// another, under one lease: [`Protect::ask`] for a drain with a backlog. A grant
-    /// covers fewer when the rate leaves fewer this second, and one when it is the probe.
+    /// covers fewer when the rate leaves fewer this second, or under a rate more than its
+    /// slot's share of a second (`max_per_second` over the admitted in-flight), and one
+    /// when it is the probe.
     /// Each attempt it covers counts against `max_per_second` in the second of the grant
     /// (those not made go back if reported within it), and all of them must start before
     /// [`Grant::rows_until`]: within that second under a rate, and within the breaker's
@@ -357,9 +359,16 @@ impl<K: Clone + Eq> Protect<K> {
         // one attempt, not a share.
         if (probe && free > 0) || (!probe && self.leases.take_turn(entity, free, now)) {
             let until = now.plus(self.settings.lease());
+            // Under a rate, a grant takes at most its slot's share of a second's attempts:
+            // one entity taking the whole second's could make fewer of them in it than the
+            // slots would together (a slow destination), and the rest would go unused.
+            let share = match self.settings.max_per_second() {
+                Some(per_second) => (per_second / limit.max(1)).max(1),
+                None => BATCH,
+            };
             let rows = match probe {
                 true => 1,
-                false => rows.clamp(1, BATCH).min(rate_left),
+                false => rows.clamp(1, BATCH).min(share).min(rate_left),
             };
             let lease = self.leases.grant(entity, until, rows, now);
             if probe {
