@@ -32,10 +32,15 @@
 //! - [`Command::Write`]: the transition, applied only while the row is still pending with
 //!   the attempts it was read with (one conditional `UPDATE`).
 //! - [`Command::Sync`]: made durable before anything else goes out; then the next
-//!   [`Command::ReadHead`]. A granted attempt's result is owed to the gate: when the row
-//!   read next asks the same destination's gate, it rides along with that
-//!   [`Command::Ask`] (`renew`), so a backlog costs one gate call per attempt; otherwise
-//!   [`Command::Report`] goes first and the row is read again. A report that is lost holds
+//!   [`Command::ReadHead`]. An ask asks for a batch ([`BATCH`] attempts under one lease,
+//!   [`Protect::ask_batch`](crate::protect::Protect::ask_batch)): the destination's later
+//!   rows in the run go out under the lease with no gate call while it covers more, its
+//!   time lasts, and none of its attempts was an outage. Its results
+//!   are owed to the gate: when a row of the destination must ask again, they ride along
+//!   with that [`Command::Ask`] (`renew`), so a backlog costs one gate call per batch;
+//!   a lease that can serve no more rows (an outage among them) is reported first
+//!   ([`Command::Report`]) when the row read next is another destination's, which is read
+//!   again after; and every lease is reported before the run ends. A report that is lost holds
 //!   the lease's slot only until the lease ends, and counts for nothing. After a failed attempt of an entity's row, the later rows of
 //!   its destination wait for its retry (head of line per destination: each destination
 //!   sees the entity in order), and the run goes on to the other destinations' heads
@@ -62,7 +67,7 @@
 use crate::config::Effect;
 use crate::gate::window_start;
 use crate::outbox::{after_attempt_within, step, Head, Order, Step, Transition};
-use crate::protect::{Ask, Grant, LeaseId};
+use crate::protect::{is_outage, Ask, Grant, LeaseId, BATCH};
 use crate::retry::{AttemptResult, DeadReason, Schedule};
 use crate::time::{Seconds, UnixSeconds};
 
@@ -113,10 +118,57 @@ struct Current {
     waiting: Waiting,
     /// The destinations whose gate said wait or paused in this run, and until when.
     held: Vec<(String, UnixSeconds)>,
-    /// The attempt under way's grant, with the gate's `healthy_since`.
-    granted: Option<(Gated, Grant, Option<UnixSeconds>)>,
-    /// A granted attempt's result, to report once its row is written.
-    report: Option<(Gated, LeaseId, AttemptResult)>,
+    /// This run's leases not yet reported, at most one per destination.
+    leases: Vec<Lease>,
+    /// The destination whose lease the attempt under way is made under.
+    sending: Option<String>,
+}
+
+/// A grant of this run's ([`Protect::ask_batch`](crate::protect::Protect::ask_batch)),
+/// and what came of the attempts made under it so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Lease {
+    gated: Gated,
+    grant: Grant,
+    /// The gate's `healthy_since`, from the answer that granted it.
+    healthy_since: Option<UnixSeconds>,
+    /// Attempts made under it, the last one's result.
+    used: u32,
+    last: Option<AttemptResult>,
+}
+
+impl Lease {
+    /// Whether another attempt may go out under it at `now` with no call to the gate: it
+    /// covers more rows, their time has not run out, the attempt (its timeout, from a
+    /// clock up to a second behind) ends a second before the lease does, and no attempt
+    /// under it was an outage (the breaker hears of that before anything else goes out).
+    fn usable(&self, now: UnixSeconds) -> bool {
+        self.last.as_ref().is_some_and(|r| !is_outage(r))
+            && self.used < self.grant.rows
+            && now < self.grant.rows_until
+            && now.plus(Seconds(self.gated.timeout.0.saturating_add(2))) <= self.grant.until
+    }
+
+    /// What is owed to the gate, once an attempt was made under it.
+    fn owed(&self) -> Option<Owed> {
+        Some(Owed {
+            lease: self.grant.lease,
+            earlier: self.used.saturating_sub(1),
+            result: self.last.clone()?,
+        })
+    }
+}
+
+/// The results owed to a gate for a lease: `earlier` attempts, none of them an outage,
+/// then `result` ([`Protect::report_batch`](crate::protect::Protect::report_batch)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owed {
+    /// The grant's lease.
+    pub lease: LeaseId,
+    /// Attempts under it before the last.
+    pub earlier: u32,
+    /// How the last ended.
+    pub result: AttemptResult,
 }
 
 impl Current {
@@ -144,45 +196,80 @@ impl Current {
         (Waiting::Head, Command::ReadHead(self.read()))
     }
 
-    /// The report still owed for this run's last granted attempt, unless `head` (what the
-    /// read just found) goes on to ask the same destination's gate, where it rides along
-    /// ([`Command::Ask`]'s `renew`). Owed, it goes out before anything else, and the row is
-    /// read again after it.
+    /// A lease's report that goes out before `head` (what the read just found) is
+    /// handled, and the row is read again after it. A lease stays unreported while `head`
+    /// goes to its destination (the row goes out under it, or its report rides along with
+    /// the row's ask: [`Command::Ask`]'s `renew`), or while it may still serve a later row
+    /// of its destination ([`Lease::usable`]: an outage never may); at the end of the run
+    /// (no row read, or one not due) every one is reported.
     fn unreported<T>(&mut self, head: &Input<'_, T>) -> Option<Command<T>> {
-        let (gated, ..) = self.report.as_ref()?;
-        let asks_same_gate = match head {
+        let (next, now) = match head {
             Input::Head {
                 row: Some((row, via)),
-                gated: Some(next),
+                gated,
                 now,
-            } => {
-                next.destination == gated.destination
-                    && !self.holds(next)
-                    && via.is_ok()
-                    && row.next_attempt_at <= *now
+            } if row.next_attempt_at <= *now => {
+                let next = gated
+                    .as_ref()
+                    .filter(|next| !self.holds(next) && via.is_ok());
+                (Some(next.map(|g| g.destination.as_str())), *now)
             }
-            _ => false,
+            // No row, or one not due yet: the run ends.
+            Input::Head { now, .. } => (None, *now),
+            _ => return None,
         };
-        if asks_same_gate {
-            return None;
-        }
-        let (gated, lease, result) = self.report.take()?;
+        let i = self.leases.iter().position(|l| {
+            l.last.is_some()
+                && match next {
+                    None => true,
+                    Some(next) => next != Some(l.gated.destination.as_str()) && !l.usable(now),
+                }
+        })?;
+        let lease = self.leases.swap_remove(i);
+        let owed = lease.owed()?;
         Some(Command::Report {
-            destination: gated.destination,
-            entity: gated.entity,
-            lease,
-            result,
+            destination: lease.gated.destination,
+            entity: lease.gated.entity,
+            lease: owed.lease,
+            earlier: owed.earlier,
+            result: owed.result,
         })
     }
 
-    /// The pending report for `gated`'s destination, to ride along with its ask.
-    fn renew(&mut self, gated: &Gated) -> Option<(LeaseId, AttemptResult)> {
-        match &self.report {
-            Some((g, ..)) if g.destination == gated.destination => {
-                self.report.take().map(|(_, lease, result)| (lease, result))
-            }
-            _ => None,
+    /// What a row bound for `gated`'s destination does once it is to go out: under this
+    /// run's lease of that destination if it may ([`Lease::usable`]), with no call to the
+    /// gate; otherwise it asks the gate for a batch, the lease's results riding along.
+    fn ask_or_send<T>(
+        &mut self,
+        head: Head,
+        attempt: u32,
+        gated: Gated,
+        via: T,
+        now: UnixSeconds,
+    ) -> (Waiting, Command<T>) {
+        let mine = self
+            .leases
+            .iter()
+            .position(|l| l.gated.destination == gated.destination);
+        if let Some(i) = mine.filter(|&i| self.leases[i].usable(now)) {
+            self.sending = Some(self.leases[i].gated.destination.clone());
+            return (Waiting::Sent(head), Command::Send { attempt, via });
         }
+        let renew = mine.and_then(|i| self.leases.swap_remove(i).owed());
+        (
+            Waiting::Asked {
+                head,
+                attempt,
+                gated: gated.clone(),
+            },
+            Command::Ask {
+                destination: gated.destination,
+                entity: gated.entity,
+                via,
+                renew,
+                rows: BATCH,
+            },
+        )
     }
 }
 
@@ -219,6 +306,9 @@ pub struct Gated {
     /// Whether the destination takes only the newest of a run of snapshots
     /// (`deliver = "latest"`; an entity's rows only).
     pub latest: bool,
+    /// The destination's `timeout_secs`: an attempt under a lease granted earlier starts
+    /// only if it ends before the lease does.
+    pub timeout: Seconds,
 }
 
 /// A row's event, as [`supersedes`] weighs it: what [`Command::ReadSuccessor`] reads.
@@ -293,12 +383,14 @@ pub enum Command<T> {
         entity: String,
         /// What sending the row takes, as the adapter handed it over.
         via: T,
-        /// The result of this run's last granted attempt to the same destination, not yet
+        /// The results of this run's last lease of the same destination, not yet
         /// reported: sent in the same call (the gate's `Renew`).
-        renew: Option<(LeaseId, AttemptResult)>,
+        renew: Option<Owed>,
+        /// The attempts wanted under one lease ([`BATCH`]).
+        rows: u32,
     },
-    /// Report the granted attempt's result to `destination`'s gate; then
-    /// [`Input::Reported`], whether or not the report arrived.
+    /// Report the results of the attempts made under a lease to `destination`'s gate;
+    /// then [`Input::Reported`], whether or not the report arrived.
     Report {
         /// The source's destination.
         destination: String,
@@ -306,7 +398,9 @@ pub enum Command<T> {
         entity: String,
         /// The grant's lease.
         lease: LeaseId,
-        /// How the attempt ended.
+        /// Attempts under it before the last, none an outage.
+        earlier: u32,
+        /// How the last attempt ended.
         result: AttemptResult,
     },
     /// Send the row just read, as attempt number `attempt`, with `via`; then
@@ -418,8 +512,8 @@ impl Drain {
             after: 0,
             waiting: Waiting::Head,
             held: Vec::new(),
-            granted: None,
-            report: None,
+            leases: Vec::new(),
+            sending: None,
         };
         let read = current.read();
         self.current = Some(current);
@@ -499,19 +593,10 @@ impl Drain {
                         Command::ReadSuccessor { seq: head.seq, via },
                     )
                 }
-                (Step::Send { attempt, via }, Some(gated)) => (
-                    Some(Waiting::Asked {
-                        head,
-                        attempt,
-                        gated: gated.clone(),
-                    }),
-                    Command::Ask {
-                        renew: current.renew(&gated),
-                        destination: gated.destination,
-                        entity: gated.entity,
-                        via,
-                    },
-                ),
+                (Step::Send { attempt, via }, Some(gated)) => {
+                    let (w, c) = current.ask_or_send(head, attempt, gated, via, now);
+                    (Some(w), c)
+                }
                 (Step::Send { attempt, via }, None) => {
                     (Some(Waiting::Sent(head)), Command::Send { attempt, via })
                 }
@@ -542,20 +627,8 @@ impl Drain {
                 ),
                 _ => {
                     let (head, attempt, gated) = (head.clone(), *attempt, gated.clone());
-                    let renew = current.renew(&gated);
-                    (
-                        Some(Waiting::Asked {
-                            head,
-                            attempt,
-                            gated: gated.clone(),
-                        }),
-                        Command::Ask {
-                            destination: gated.destination,
-                            entity: gated.entity,
-                            via,
-                            renew,
-                        },
-                    )
+                    let (w, c) = current.ask_or_send(head, attempt, gated, via, now);
+                    (Some(w), c)
                 }
             },
             (
@@ -574,7 +647,14 @@ impl Drain {
                 let until = match answer {
                     Some(Ask::Grant(grant)) => {
                         let (head, attempt) = (head.clone(), *attempt);
-                        current.granted = Some((gated.clone(), grant, healthy_since));
+                        current.sending = Some(gated.destination.clone());
+                        current.leases.push(Lease {
+                            gated: gated.clone(),
+                            grant,
+                            healthy_since,
+                            used: 0,
+                            last: None,
+                        });
                         return Self::go_on(
                             current,
                             Waiting::Sent(head),
@@ -601,18 +681,21 @@ impl Drain {
                 },
             ) => {
                 let first = head.first_attempt_at.unwrap_or(now);
-                let window = match &current.granted {
-                    Some((_, grant, healthy_since)) => {
-                        window_start(grant, *healthy_since, first, now)
-                    }
+                let sending = current.sending.take();
+                let lease = current
+                    .leases
+                    .iter_mut()
+                    .find(|l| Some(&l.gated.destination) == sending.as_ref());
+                let window = match &lease {
+                    Some(l) => window_start(&l.grant, l.healthy_since, first, now),
                     None => first,
                 };
                 let transition = after_attempt_within(head, schedule, &result, window, now, jitter);
                 let if_attempts = head.attempts;
-                current.report = current
-                    .granted
-                    .take()
-                    .map(|(gated, grant, _)| (gated, grant.lease, result));
+                if let Some(l) = lease {
+                    l.used = l.used.saturating_add(1);
+                    l.last = Some(result);
+                }
                 (
                     Some(Waiting::Written),
                     Command::Write {
@@ -714,6 +797,7 @@ mod tests {
             destination: destination.to_owned(),
             entity: "card_1".to_owned(),
             latest: false,
+            timeout: Seconds(10),
         }
     }
 
@@ -741,6 +825,7 @@ mod tests {
             entity: "card_1".to_owned(),
             via: (),
             renew: None,
+            rows: BATCH,
         }
     }
 
@@ -749,6 +834,8 @@ mod tests {
             lease: LeaseId(lease),
             until: NOW.plus(Seconds(30)),
             probe,
+            rows: 1,
+            rows_until: NOW.plus(Seconds(30)),
         }))
     }
 
@@ -1005,7 +1092,12 @@ mod tests {
                 destination: "billing".to_owned(),
                 entity: "card_1".to_owned(),
                 via: (),
-                renew: Some((LeaseId(7), ok())),
+                renew: Some(Owed {
+                    lease: LeaseId(7),
+                    earlier: 0,
+                    result: ok(),
+                }),
+                rows: BATCH,
             }
         );
     }
@@ -1022,6 +1114,7 @@ mod tests {
                 destination: "billing".to_owned(),
                 entity: "card_1".to_owned(),
                 lease: LeaseId(7),
+                earlier: 0,
                 result: AttemptResult::Timeout,
             }
         );
@@ -1168,6 +1261,241 @@ mod tests {
             first_attempt_at,
             UnixSeconds(NOW.0 - 7_200),
             "its first attempt kept"
+        );
+    }
+
+    /// A grant of `rows` attempts under lease `lease`, their time ending at `rows_until`.
+    fn batch(lease: u64, rows: u32, rows_until: UnixSeconds) -> Option<Ask> {
+        Some(Ask::Grant(Grant {
+            lease: LeaseId(lease),
+            until: NOW.plus(Seconds(30)),
+            probe: false,
+            rows,
+            rows_until,
+        }))
+    }
+
+    /// The row `seq` for `destination`, read at `now`.
+    fn read_at(destination: &str, seq: i64, now: UnixSeconds) -> Input<'static, ()> {
+        Input::Head {
+            row: Some((head(seq, 0, 900), Ok(()))),
+            gated: Some(gated(destination)),
+            now,
+        }
+    }
+
+    /// The attempt just sent came to `result`; written and made durable.
+    fn sent_written(d: &mut Drain, run: Run, result: AttemptResult) {
+        let s = Schedule::default();
+        assert!(matches!(
+            d.handle(run, sent(result, &s)),
+            Command::Write { .. }
+        ));
+        assert_eq!(
+            d.handle::<()>(run, Input::Written { applied: true }),
+            Command::Sync
+        );
+        assert!(matches!(
+            d.handle::<()>(run, Input::Synced),
+            Command::ReadHead(_)
+        ));
+    }
+
+    fn send() -> Command<()> {
+        Command::Send {
+            attempt: 1,
+            via: (),
+        }
+    }
+
+    fn renewing(lease: u64, earlier: u32, result: AttemptResult) -> Command<()> {
+        Command::Ask {
+            destination: "billing".to_owned(),
+            entity: "card_1".to_owned(),
+            via: (),
+            renew: Some(Owed {
+                lease: LeaseId(lease),
+                earlier,
+                result,
+            }),
+            rows: BATCH,
+        }
+    }
+
+    #[test]
+    fn a_backlog_goes_out_under_one_batch_grant_then_renews_with_every_result() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        assert_eq!(
+            d.handle(run, read_for("billing", head(1, 0, 900))),
+            ask("billing")
+        );
+        assert_eq!(
+            d.handle(run, asked(batch(7, 3, NOW.plus(Seconds(30))), None)),
+            send()
+        );
+        sent_written(&mut d, run, ok());
+        for seq in 2..=3 {
+            assert_eq!(
+                d.handle(run, read_at("billing", seq, NOW)),
+                send(),
+                "row {seq} goes out under the batch, with no call to the gate"
+            );
+            sent_written(&mut d, run, ok());
+        }
+        // The batch is spent: the next row asks, and its three results ride along.
+        assert_eq!(
+            d.handle(run, read_at("billing", 4, NOW)),
+            renewing(7, 2, ok())
+        );
+    }
+
+    #[test]
+    fn a_batch_not_spent_is_reported_once_at_the_end_of_the_run() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
+        sent_written(&mut d, run, ok());
+        assert_eq!(
+            d.handle(run, read(None)),
+            Command::Report {
+                destination: "billing".to_owned(),
+                entity: "card_1".to_owned(),
+                lease: LeaseId(7),
+                earlier: 1,
+                result: ok(),
+            }
+        );
+        assert_eq!(
+            d.handle::<()>(run, Input::Reported),
+            Command::ReadHead(Read::HeadAfter(2))
+        );
+        assert!(matches!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest { .. }
+        ));
+    }
+
+    #[test]
+    fn an_outage_ends_the_batch_and_is_reported_before_anything_else_goes_out() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
+        sent_written(&mut d, run, AttemptResult::Timeout);
+        // The head of line holds billing; the next row is audit's, and billing's report
+        // goes first.
+        assert_eq!(
+            d.handle(run, read_at("audit", 3, NOW)),
+            Command::Report {
+                destination: "billing".to_owned(),
+                entity: "card_1".to_owned(),
+                lease: LeaseId(7),
+                earlier: 1,
+                result: AttemptResult::Timeout,
+            }
+        );
+        // A bucket's next row may be billing's: it asks, the outage riding along.
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::EachDue);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, AttemptResult::Timeout);
+        assert_eq!(
+            d.handle(run, read_at("billing", 2, NOW)),
+            renewing(7, 0, AttemptResult::Timeout)
+        );
+    }
+
+    #[test]
+    fn a_batch_whose_time_ran_out_asks_again() {
+        // Under a rate: its rows start within the second of the grant.
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(1))), None));
+        sent_written(&mut d, run, ok());
+        assert_eq!(
+            d.handle(run, read_at("billing", 2, NOW.plus(Seconds(1)))),
+            renewing(7, 0, ok())
+        );
+        // A 10 s attempt and a second's margin must end by the lease's end, 30 s on.
+        for (later, next) in [(18, send()), (19, renewing(7, 1, ok()))] {
+            let mut d = Drain::default();
+            let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+            let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+            let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+            sent_written(&mut d, run, ok());
+            if later == 19 {
+                assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
+                sent_written(&mut d, run, ok());
+            }
+            assert_eq!(
+                d.handle(run, read_at("billing", 3, NOW.plus(Seconds(later)))),
+                next,
+                "at {later} s"
+            );
+        }
+    }
+
+    #[test]
+    fn a_batch_outlives_another_destinations_rows_and_each_is_reported_at_the_end() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert_eq!(
+            d.handle(run, read_at("audit", 2, NOW)),
+            ask("audit"),
+            "billing's batch is kept for its next row"
+        );
+        let _ = d.handle(run, asked(batch(8, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert_eq!(d.handle(run, read_at("billing", 3, NOW)), send());
+        sent_written(&mut d, run, ok());
+        assert_eq!(d.handle(run, read_at("audit", 4, NOW)), send());
+        sent_written(&mut d, run, ok());
+        let mut reported = Vec::new();
+        for _ in 0..2 {
+            let Command::Report { lease, earlier, .. } = d.handle(run, read(None)) else {
+                panic!("expected a report");
+            };
+            reported.push((lease.0, earlier));
+            let _ = d.handle::<()>(run, Input::Reported);
+        }
+        reported.sort_unstable();
+        assert_eq!(reported, vec![(7, 1), (8, 1)]);
+        assert!(matches!(
+            d.handle(run, read(None)),
+            Command::ReadEarliest { .. }
+        ));
+    }
+
+    #[test]
+    fn a_batch_is_reported_before_a_run_that_finds_its_next_row_not_due_ends() {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, ok());
+        assert!(matches!(
+            d.handle(run, read_for("billing", head(2, 1, 1_005))),
+            Command::Report {
+                lease: LeaseId(7),
+                earlier: 0,
+                ..
+            }
+        ));
+        let _ = d.handle::<()>(run, Input::Reported);
+        assert_eq!(
+            d.handle(run, read_for("billing", head(2, 1, 1_005))),
+            Command::SetAlarm(UnixSeconds(1_005))
         );
     }
 }

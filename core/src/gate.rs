@@ -6,10 +6,11 @@
 //! callers send it a [`Call`]: the destination's [`Settings`] (the caller reads them from
 //! the configuration, so the object needs none of its own) and a [`Request`]:
 //!
-//! - [`Request::Ask`] and [`Request::Report`]: an entity's drain, before and after an
-//!   attempt ([`Protect::ask`], [`Protect::report`]); [`Request::Renew`], both in one call,
-//!   when the drain's next row goes to the same destination (a backlog pays one round trip
-//!   per attempt, not two);
+//! - [`Request::Ask`] and [`Request::Report`]: an entity's drain, before and after the
+//!   attempts of a lease ([`Protect::ask_batch`], [`Protect::report_batch`]: a lease may
+//!   cover up to [`BATCH`](crate::protect::BATCH) attempts); [`Request::Renew`], both in
+//!   one call, when the drain's next row goes to the same destination (a backlog pays one
+//!   round trip per batch of attempts);
 //! - [`Request::Pause`], [`Request::Resume`] and [`Request::Status`]: the admin API.
 //!
 //! [`Gate::handle`] runs it and returns the [`Command`]s the object carries out in order,
@@ -20,7 +21,8 @@
 //! alarm ticks and sets the next one), and last [`Command::Answer`]. [`Gate::alarm`] is
 //! the alarm's turn: a tick, the same commands, no answer.
 //!
-//! The wire: a call is JSON, `{"settings":{…},"request":{"op":"ask","entity":"ch_1"}}`; an
+//! The wire: a call is JSON, `{"settings":{…},"request":{"op":"ask","entity":"ch_1","rows":16}}`
+//! (`rows` and a report's `earlier` absent: 1 and 0, as an earlier version wrote them); an
 //! answer to an ask or a report is JSON tagged by `answer` (`grant`, `wait`, `paused`,
 //! `counted`, `unknown`); an ask's carries `healthy_since` too, so the entity computes its
 //! row's retry window ([`window_start`]) with no second call; an answer to the admin
@@ -41,7 +43,7 @@ use crate::names::gate_parts;
 use crate::ops::{self, Alert};
 use crate::protect::{
     Ask, Circuit, Durable, Grant, LeaseId, Protect, Reported, Settings, SettingsError, Status,
-    WaitReason,
+    WaitReason, SHUT_SPREAD,
 };
 use crate::retry::AttemptResult;
 use crate::time::{Seconds, UnixSeconds};
@@ -57,29 +59,38 @@ pub fn settings_for(source: &SourceConfig, destination: &str) -> Option<Settings
 #[derive(Clone, Debug, PartialEq, Eq)]
 // Exhaustive: the object serves every variant; a new one must fail its build.
 pub enum Request {
-    /// May `entity` make an attempt now?
+    /// May `entity` make up to `rows` attempts now ([`Protect::ask_batch`])?
     Ask {
         /// The entity's key.
         entity: String,
+        /// The attempts wanted under one lease; 1 when absent on the wire.
+        rows: u32,
     },
-    /// The result of the attempt `entity` made under `lease`.
+    /// The results of the attempts `entity` made under `lease`: `earlier` that were not
+    /// outages, then `result` ([`Protect::report_batch`]).
     Report {
         /// The entity's key.
         entity: String,
         /// The grant's lease.
         lease: LeaseId,
-        /// How the attempt ended.
+        /// Attempts before the last, none an outage; 0 when absent on the wire.
+        earlier: u32,
+        /// How the last attempt ended.
         result: AttemptResult,
     },
-    /// The result of the attempt `entity` made under `lease`, and may it make another now?
-    /// A [`Request::Report`] then a [`Request::Ask`], answered as the ask.
+    /// The results of the attempts `entity` made under `lease`, and may it make up to
+    /// `rows` more now? A [`Request::Report`] then a [`Request::Ask`], answered as the ask.
     Renew {
         /// The entity's key.
         entity: String,
         /// The grant's lease.
         lease: LeaseId,
-        /// How the attempt ended.
+        /// Attempts before the last, none an outage.
+        earlier: u32,
+        /// How the last attempt ended.
         result: AttemptResult,
+        /// The attempts wanted under the next lease.
+        rows: u32,
     },
     /// An operator pauses the destination.
     Pause,
@@ -242,19 +253,22 @@ impl Call {
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
         let request = match &self.request {
-            Request::Ask { entity } => json!({ "op": "ask", "entity": entity }),
+            Request::Ask { entity, rows } => json!({ "op": "ask", "entity": entity, "rows": rows }),
             Request::Report {
                 entity,
                 lease,
+                earlier,
                 result,
             } => json!({ "op": "report", "entity": entity, "lease": lease.0,
-                         "result": result_json(result) }),
+                         "earlier": earlier, "result": result_json(result) }),
             Request::Renew {
                 entity,
                 lease,
+                earlier,
                 result,
+                rows,
             } => json!({ "op": "renew", "entity": entity, "lease": lease.0,
-                         "result": result_json(result) }),
+                         "earlier": earlier, "result": result_json(result), "rows": rows }),
             Request::Pause => json!({ "op": "pause" }),
             Request::Resume => json!({ "op": "resume" }),
             Request::Status => json!({ "op": "status" }),
@@ -270,21 +284,35 @@ impl Call {
         let settings = settings_of(v.get("settings").ok_or(CallError::Malformed)?)?;
         let r = v.get("request").ok_or(CallError::Malformed)?;
         let entity = || string(r, "entity").map(str::to_owned);
+        // Absent from a call an earlier version wrote: one attempt per lease.
+        let count = |k: &str, absent: u32| match r.get(k) {
+            None => Some(absent),
+            Some(_) => uint(r, k),
+        };
         let request = match string(r, "op") {
-            Some("ask") => entity().map(|entity| Request::Ask { entity }),
+            Some("ask") => (|| {
+                Some(Request::Ask {
+                    entity: entity()?,
+                    rows: count("rows", 1)?,
+                })
+            })(),
             Some(op @ ("report" | "renew")) => (|| {
                 let (entity, lease) = (entity()?, LeaseId(uint(r, "lease")?));
+                let earlier = count("earlier", 0)?;
                 let result = result_of(r.get("result")?)?;
                 Some(match op {
                     "report" => Request::Report {
                         entity,
                         lease,
+                        earlier,
                         result,
                     },
                     _ => Request::Renew {
                         entity,
                         lease,
+                        earlier,
                         result,
+                        rows: count("rows", 1)?,
                     },
                 })
             })(),
@@ -393,7 +421,7 @@ impl Answer {
             Answer::Ask {
                 ask: Ask::Grant(g), ..
             } => json!({ "answer": "grant", "lease": g.lease.0, "until": g.until.0,
-                         "probe": g.probe }),
+                         "probe": g.probe, "rows": g.rows, "rows_until": g.rows_until.0 }),
             Answer::Ask {
                 ask: Ask::Wait { until, reason },
                 ..
@@ -431,10 +459,19 @@ impl Answer {
                 },
             },
             Some(tag) => match tag.as_str()? {
+                // Absent from an answer an earlier version wrote: one attempt.
                 "grant" => asked(Ask::Grant(Grant {
                     lease: LeaseId(uint(&v, "lease")?),
                     until: until()?,
                     probe: boolean(&v, "probe")?,
+                    rows: match v.get("rows") {
+                        None => 1,
+                        Some(_) => uint(&v, "rows")?,
+                    },
+                    rows_until: match v.get("rows_until") {
+                        None => until()?,
+                        Some(_) => UnixSeconds(int(&v, "rows_until")?),
+                    },
                 }))?,
                 "wait" => {
                     let reason = string(&v, "reason")?;
@@ -470,6 +507,78 @@ pub fn window_start(
         (true, _) => now.max(first_attempt_at),
         (false, Some(h)) => h.max(first_attempt_at),
         (false, None) => first_attempt_at,
+    }
+}
+
+/// How long an isolate keeps a pause its gate answered ([`Held`]): an entity of the
+/// isolate asking within it is told paused with no call, and polls again
+/// [`PAUSED_POLL`](crate::drain::PAUSED_POLL) later, so a resume reaches that entity's rows
+/// at most this much later than without the cache (20 s after the resume at worst, not 15).
+pub const PAUSE_KEPT: Seconds = Seconds(5);
+
+/// A destination its gate holds, as an isolate keeps it (the adapter's per-isolate map,
+/// keyed by source and destination) so that the isolate's other entities ask no gate while
+/// it lasts: most of an outage's calls. An open breaker's wait is kept until
+/// [`SHUT_SPREAD`] seconds before the instant its answer named, which is no later than
+/// the probe's time (the gate names the probe's time plus 1 to [`SHUT_SPREAD`] seconds):
+/// nothing changes an open breaker before its probe, and from the probe's time the gate
+/// is asked again, so the line's head it wakes for the probe takes it. A pause is kept
+/// [`PAUSE_KEPT`], since an operator's resume may come at any moment. Any other answer
+/// ends what was kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    answer: Ask,
+    /// Answered with no call before this instant.
+    until: UnixSeconds,
+}
+
+impl Held {
+    /// What to keep of `answer`, given at `now`; `None` to keep nothing (a grant, or a wait
+    /// that may end at any moment: a slot, the rate, a turn, the probe's result).
+    #[must_use]
+    pub fn of(answer: &Ask, now: UnixSeconds) -> Option<Held> {
+        match *answer {
+            Ask::Wait {
+                until,
+                reason: WaitReason::Open,
+            } => Some(Held {
+                answer: *answer,
+                until: until.minus(Seconds(u64::from(SHUT_SPREAD))),
+            })
+            .filter(|h| h.until > now),
+            Ask::Paused => Some(Held {
+                answer: Ask::Paused,
+                until: now.plus(PAUSE_KEPT),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The gate's answer to `entity`'s ask at `now` with no call, while what was kept
+    /// lasts. An ask that carries a lease's results (`reporting`: a `Renew`) calls anyway:
+    /// they must reach the gate. An open breaker's wait ends for each entity up to
+    /// [`SHUT_SPREAD`] seconds after the one kept, by a hash of its key, as the gate spreads
+    /// its line's: the isolate's entities, not in the gate's line, come back spread out
+    /// rather than all in the same second.
+    #[must_use]
+    pub fn answer(&self, entity: &str, reporting: bool, now: UnixSeconds) -> Option<Ask> {
+        if reporting || now >= self.until {
+            return None;
+        }
+        Some(match self.answer {
+            Ask::Wait { until, reason } => {
+                // FNV-1a: stable across isolates and versions, unlike std's hasher.
+                let hash = entity.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                });
+                let spread = Seconds(hash % u64::from(SHUT_SPREAD));
+                Ask::Wait {
+                    until: until.plus(spread),
+                    reason,
+                }
+            }
+            other => other,
+        })
     }
 }
 
@@ -529,24 +638,27 @@ impl Gate {
     pub fn handle(&mut self, name: &str, call: Call, now: UnixSeconds) -> Vec<Command> {
         let protect = self.protect(call.settings, now);
         let answer = match call.request {
-            Request::Ask { entity } => Answer::Ask {
-                ask: protect.ask(&entity, now),
+            Request::Ask { entity, rows } => Answer::Ask {
+                ask: protect.ask_batch(&entity, rows, now),
                 healthy_since: protect.durable().healthy_since,
             },
             Request::Report {
                 entity,
                 lease,
+                earlier,
                 result,
-            } => Answer::Reported(protect.report(&entity, lease, &result, now)),
+            } => Answer::Reported(protect.report_batch(&entity, lease, earlier, &result, now)),
             // Reported first: an ask ends the entity's lease as lost.
             Request::Renew {
                 entity,
                 lease,
+                earlier,
                 result,
+                rows,
             } => {
-                let _ = protect.report(&entity, lease, &result, now);
+                let _ = protect.report_batch(&entity, lease, earlier, &result, now);
                 Answer::Ask {
-                    ask: protect.ask(&entity, now),
+                    ask: protect.ask_batch(&entity, rows, now),
                     healthy_since: protect.durable().healthy_since,
                 }
             }

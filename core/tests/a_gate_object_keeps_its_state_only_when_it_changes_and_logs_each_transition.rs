@@ -28,6 +28,7 @@ fn ask(settings: Settings, entity: &str) -> Call {
         settings,
         Request::Ask {
             entity: entity.into(),
+            rows: 1,
         },
     )
 }
@@ -105,6 +106,7 @@ fn a_pause_is_kept_and_logged_once_and_a_second_pause_changes_nothing() {
             s,
             Request::Ask {
                 entity: "ch_1".into(),
+                rows: 1,
             },
         ),
         at(6),
@@ -140,6 +142,7 @@ fn grants_set_the_alarm_for_the_earliest_lease_only() {
     let report = Request::Report {
         entity: "b".into(),
         lease: g.lease,
+        earlier: 0,
         result: AttemptResult::Status {
             code: 204,
             retry_after: None,
@@ -163,6 +166,7 @@ fn an_opening_is_kept_and_warned_and_a_restarted_object_turns_half_open_on_its_a
                 s,
                 Request::Ask {
                     entity: entity.into(),
+                    rows: 1,
                 },
             ),
             at(0),
@@ -176,6 +180,7 @@ fn an_opening_is_kept_and_warned_and_a_restarted_object_turns_half_open_on_its_a
         let report = Request::Report {
             entity: entity.into(),
             lease: g.lease,
+            earlier: 0,
             result: AttemptResult::Timeout,
         };
         last = gate.handle(NAME, call(s, report), at(1));
@@ -245,6 +250,7 @@ fn a_report_that_frees_a_slot_wakes_the_entity_waiting_for_it() {
     let report = Request::Report {
         entity: "a".into(),
         lease: g.lease,
+        earlier: 0,
         result: AttemptResult::Status {
             code: 204,
             retry_after: None,

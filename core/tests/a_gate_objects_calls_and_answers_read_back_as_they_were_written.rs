@@ -42,6 +42,7 @@ fn every_request_reads_back_with_its_settings() {
     let mut requests = vec![
         Request::Ask {
             entity: "ch_\u{e9}/\"1\"".into(),
+            rows: 1,
         },
         Request::Pause,
         Request::Resume,
@@ -50,11 +51,14 @@ fn every_request_reads_back_with_its_settings() {
     requests.extend(results().into_iter().map(|result| Request::Renew {
         entity: "ch_2".into(),
         lease: LeaseId(12),
+        earlier: 15,
         result,
+        rows: 16,
     }));
     requests.extend(results().into_iter().map(|result| Request::Report {
         entity: "ch_1".into(),
         lease: LeaseId((1u64 << 53) - 1),
+        earlier: 0,
         result,
     }));
     for request in requests {
@@ -70,6 +74,7 @@ fn a_call_is_the_documented_json() {
         settings: Settings::default(),
         request: Request::Ask {
             entity: "ch_1".into(),
+            rows: 1,
         },
     };
     let bytes: Value = serde_json::from_slice(&call.encode()).unwrap();
@@ -81,13 +86,14 @@ fn a_call_is_the_documented_json() {
                 "window_secs": 60, "cool_down_secs": 30, "max_cool_down_secs": 600,
                 "max_in_flight": 10, "max_per_second": null, "lease_secs": 30,
             },
-            "request": { "op": "ask", "entity": "ch_1" },
+            "request": { "op": "ask", "entity": "ch_1", "rows": 1 },
         })
     );
     let report = Call {
         request: Request::Report {
             entity: "ch_1".into(),
             lease: LeaseId(9),
+            earlier: 0,
             result: AttemptResult::Status {
                 code: 503,
                 retry_after: None,
@@ -98,9 +104,48 @@ fn a_call_is_the_documented_json() {
     let bytes: Value = serde_json::from_slice(&report.encode()).unwrap();
     assert_eq!(
         bytes["request"],
-        json!({ "op": "report", "entity": "ch_1", "lease": 9,
+        json!({ "op": "report", "entity": "ch_1", "lease": 9, "earlier": 0,
                 "result": { "kind": "status", "code": 503, "retry_after": null } })
     );
+}
+
+#[test]
+fn a_call_or_a_grant_from_before_batches_covers_one_attempt() {
+    let settings = Call {
+        settings: Settings::default(),
+        request: Request::Status,
+    }
+    .encode();
+    let mut v: Value = serde_json::from_slice(&settings).unwrap();
+    v["request"] = json!({ "op": "ask", "entity": "ch_1" });
+    assert_eq!(
+        Call::decode(v.to_string().as_bytes()).map(|c| c.request),
+        Ok(Request::Ask {
+            entity: "ch_1".into(),
+            rows: 1
+        })
+    );
+    v["request"] = json!({ "op": "renew", "entity": "ch_1", "lease": 3,
+                           "result": { "kind": "timeout" } });
+    assert_eq!(
+        Call::decode(v.to_string().as_bytes()).map(|c| c.request),
+        Ok(Request::Renew {
+            entity: "ch_1".into(),
+            lease: LeaseId(3),
+            earlier: 0,
+            result: AttemptResult::Timeout,
+            rows: 1
+        })
+    );
+    let old = json!({ "answer": "grant", "lease": 4, "until": 130, "probe": false,
+                      "healthy_since": null });
+    let Some(Answer::Ask {
+        ask: Ask::Grant(g), ..
+    }) = Answer::decode(old.to_string().as_bytes())
+    else {
+        panic!("an earlier grant reads back");
+    };
+    assert_eq!((g.rows, g.rows_until), (1, UnixSeconds(130)));
 }
 
 #[test]

@@ -37,7 +37,9 @@ fn renew(gate: &mut Gate, lease: LeaseId, result: AttemptResult) -> Answer {
         Request::Renew {
             entity: "ch_1".into(),
             lease,
+            earlier: 0,
             result,
+            rows: 1,
         },
     )
 }
@@ -56,6 +58,7 @@ fn a_renewal_counts_the_result_frees_the_slot_and_grants_the_next_attempt() {
         &mut gate,
         Request::Ask {
             entity: "ch_1".into(),
+            rows: 1,
         },
     ));
     let ok = AttemptResult::Status {
@@ -77,6 +80,7 @@ fn outage_results_reported_by_renewals_open_the_breaker() {
         &mut gate,
         Request::Ask {
             entity: "ch_1".into(),
+            rows: 1,
         },
     ));
     for _ in 1..Settings::FAILURE_THRESHOLD {

@@ -45,6 +45,7 @@ fn the_gate_objects_grant_carries_the_instant_of_the_recovery() {
         settings: s,
         request: Request::Ask {
             entity: entity.into(),
+            rows: 1,
         },
     };
     let answer = |commands: Vec<Command>| match commands.last() {
@@ -63,6 +64,7 @@ fn the_gate_objects_grant_carries_the_instant_of_the_recovery() {
         request: Request::Report {
             entity: "a".into(),
             lease,
+            earlier: 0,
             result,
         },
     };

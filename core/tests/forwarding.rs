@@ -7,10 +7,11 @@
 //! each destination, and each destination received each applied event it takes, keyed by
 //! the event id.
 //!
-//! With the gate in play (the last property), the destinations' gate objects grant, say
-//! wait, say paused, or cannot be reached, changing at random: a held destination spends
-//! nothing (no row's attempts or next attempt change), every lease granted is reported at
-//! most once, and the same end holds once the gates grant again.
+//! With the gate in play (the last property), the destinations' gate objects grant (one
+//! attempt or a batch of three), say wait, say paused, or cannot be reached, changing at
+//! random: a held destination spends nothing (no row's attempts or next attempt change),
+//! every lease granted is reported at most once and with no more attempts than it covers,
+//! and the same end holds once the gates grant again.
 //!
 //! The runtime here is adversarial: it may start an alarm invocation at any time, while
 //! others run, and interleaves their steps freely. Only what a Durable Object really
@@ -50,6 +51,8 @@ enum Answer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum GateSays {
     Grant,
+    /// A grant covering three attempts.
+    Batch,
     Wait,
     Paused,
     /// The call failed.
@@ -85,6 +88,7 @@ fn steps(n: usize) -> impl Strategy<Value = Vec<Step>> {
 fn steps_with(n: usize, gate: u32) -> impl Strategy<Value = Vec<Step>> {
     let says = prop_oneof![
         Just(GateSays::Grant),
+        Just(GateSays::Batch),
         Just(GateSays::Wait),
         Just(GateSays::Paused),
         Just(GateSays::Unreachable),
@@ -140,7 +144,8 @@ struct World {
     /// What the gates answer now.
     gate: GateSays,
     /// Leases granted and not yet reported; the last lease's number.
-    leases: BTreeSet<u64>,
+    /// The leases granted and not yet reported, with the attempts each covers.
+    leases: std::collections::BTreeMap<u64, u32>,
     last_lease: u64,
 }
 
@@ -158,7 +163,7 @@ impl World {
             answered: BTreeSet::new(),
             received: Vec::new(),
             gate: GateSays::Grant,
-            leases: BTreeSet::new(),
+            leases: Default::default(),
             last_lease: 0,
         }
     }
@@ -215,12 +220,22 @@ impl World {
                     "no destination here is deliver = \"latest\"",
                 ))
             }
-            drain::Command::Ask { via: row, .. } => {
+            drain::Command::Ask {
+                via: row, renew, ..
+            } => {
+                if let Some(owed) = renew {
+                    self.reported(owed.lease.0, owed.earlier)?;
+                }
                 let answer = match self.gate {
-                    GateSays::Grant => {
+                    GateSays::Grant | GateSays::Batch => {
+                        let rows = if self.gate == GateSays::Batch { 3 } else { 1 };
                         self.last_lease += 1;
-                        self.leases.insert(self.last_lease);
-                        Some(grant(self.last_lease, self.now.plus(Seconds(30))))
+                        self.leases.insert(self.last_lease, rows);
+                        Some(grant_rows(
+                            self.last_lease,
+                            self.now.plus(Seconds(30)),
+                            rows,
+                        ))
                     }
                     GateSays::Wait => Some(Ask::Wait {
                         until: self.now.plus(Seconds(3)),
@@ -229,7 +244,7 @@ impl World {
                     GateSays::Paused => Some(Ask::Paused),
                     GateSays::Unreachable => None,
                 };
-                let granted = self.gate == GateSays::Grant;
+                let granted = matches!(self.gate, GateSays::Grant | GateSays::Batch);
                 let before = self.store.outbox[row].clone();
                 let next = self.drain.handle(
                     run,
@@ -251,11 +266,8 @@ impl World {
                 self.running[k].next = next;
                 return Ok(());
             }
-            drain::Command::Report { lease, .. } => {
-                prop_assert!(
-                    self.leases.remove(&lease.0),
-                    "lease {lease:?} reported twice or never granted"
-                );
+            drain::Command::Report { lease, earlier, .. } => {
+                self.reported(lease.0, earlier)?;
                 drain::Input::Reported
             }
             drain::Command::Send { via: row, .. } => {
@@ -304,6 +316,21 @@ impl World {
         };
         let next = self.drain.handle(run, input);
         self.running[k].next = next;
+        Ok(())
+    }
+
+    /// Lease `lease` is reported with `earlier` attempts before its last: once, and with
+    /// no more attempts than it covered.
+    fn reported(&mut self, lease: u64, earlier: u32) -> Result<(), TestCaseError> {
+        let rows = self.leases.remove(&lease);
+        prop_assert!(
+            rows.is_some(),
+            "lease {lease} reported twice or never granted"
+        );
+        prop_assert!(
+            earlier < rows.unwrap_or(0),
+            "lease {lease} of {rows:?} rows reported with {earlier} before its last"
+        );
         Ok(())
     }
 
@@ -537,5 +564,18 @@ proptest! {
             parse_signed(&source, &snapshot(&format!("evt_{i}"), "card_1", *t, "s")).unwrap()
         });
         check(events.collect(), script)?;
+    }
+}
+
+/// A gate's grant of lease `lease` until `until`, covering `rows` attempts, as the gate
+/// object's answer carries it.
+fn grant_rows(lease: u64, until: UnixSeconds, rows: u32) -> Ask {
+    let wire = json!({
+        "answer": "grant", "lease": lease, "until": until.0, "probe": false,
+        "rows": rows, "rows_until": until.0, "healthy_since": null,
+    });
+    match hookonce_core::gate::Answer::decode(wire.to_string().as_bytes()) {
+        Some(hookonce_core::gate::Answer::Ask { ask, .. }) => ask,
+        other => panic!("a grant's wire decoded to {other:?}"),
     }
 }

@@ -1,14 +1,20 @@
 //! `GateObject`: one per (source, destination), the guard all the source's entities share
 //! for that destination (issue 54): core's `gate::Gate` holds its `Protect`, and each call
 //! or alarm runs as core's `gate::Command`s, one IO per arm. The state that must survive
-//! a restart is one row (`store::gate`), written before anything else goes out.
+//! a restart is one row (`store::gate`), written before anything else goes out. An isolate
+//! keeps the last answer that its gate holds a destination (core's `gate::Held`: open
+//! until the probe, paused for a few seconds), so its other entities skip the call.
 
 use std::cell::RefCell;
 
 use hookonce_core::config::SourceConfig;
-use hookonce_core::gate::{settings_for, Answer, Call, Command, Gate, Request as GateRequest};
+use hookonce_core::gate::{
+    settings_for, Answer, Call, Command, Gate, Held, Request as GateRequest,
+};
 use hookonce_core::log::LogLevel;
 use hookonce_core::names::gate_name;
+use hookonce_core::protect::Ask;
+use hookonce_core::small_map::SmallMap;
 use hookonce_core::time::UnixSeconds;
 use wasm_bindgen::JsValue;
 use worker::{js_sys, web_sys, Env, Request, Response, Result, ScheduledTime, State};
@@ -102,6 +108,43 @@ async fn set_alarm(state: &State, at: UnixSeconds) -> Result<()> {
     state.storage().set_alarm(ScheduledTime::new(date)).await
 }
 
+thread_local! {
+    /// The destinations this isolate was last told are held (core's `gate::Held`), by gate
+    /// object name: one entry per destination at most.
+    static HELD: RefCell<SmallMap<String, Held>> = const { RefCell::new(SmallMap::new()) };
+}
+
+/// The answer this isolate keeps for `entity`'s ask to `source`'s `destination` at `now`,
+/// if what it was last told still holds (core's `Held::answer`); `reporting`: the ask
+/// carries a lease's results.
+pub fn held(
+    source: &str,
+    destination: &str,
+    entity: &str,
+    reporting: bool,
+    now: UnixSeconds,
+) -> Option<Ask> {
+    let object = gate_name(source, destination);
+    HELD.with(|h| h.borrow().get(&object)?.answer(entity, reporting, now))
+}
+
+/// Keeps what core makes of `answer`, or forgets what was kept: an ask's answer, or an
+/// admin request's (a pause or a resume changed the destination).
+fn remember(object: &str, answer: &Answer) {
+    let kept = match answer {
+        Answer::Ask { ask, .. } => Held::of(ask, clock::now()),
+        Answer::Status { .. } => None,
+        Answer::Reported(_) => return,
+    };
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        match kept {
+            Some(kept) => h.insert(object.to_owned(), kept),
+            None => h.remove(object),
+        };
+    });
+}
+
 /// One request to the gate of `source`'s destination `destination`, with the settings the
 /// configuration gives it: one object round trip. `Err` says why no answer came (no such
 /// destination, the call failed, or its answer was not one), for the caller to log.
@@ -121,8 +164,12 @@ pub async fn call(
         Ok::<_, worker::Error>((resp.status_code(), resp.bytes().await?))
     };
     match answered.await {
-        Ok((200, bytes)) => Answer::decode(&bytes)
-            .ok_or_else(|| format!("gate {object} answered what is not an answer")),
+        Ok((200, bytes)) => {
+            let answer = Answer::decode(&bytes)
+                .ok_or_else(|| format!("gate {object} answered what is not an answer"))?;
+            remember(&object, &answer);
+            Ok(answer)
+        }
         Ok((status, _)) => Err(format!("gate {object} answered {status}")),
         Err(e) => Err(format!("calling gate {object} failed: {e}")),
     }

@@ -5,8 +5,9 @@
 //! `entity::upkeep`, carried out by the entity object.
 //!
 //! A row bound for a source's destination asks that destination's gate object first, and
-//! reports the result after (`gate::call`, one call per arm); a failed call is a wait of
-//! a second.
+//! reports the results after (`gate::call`, one call per arm; a grant may cover a batch of
+//! the destination's rows, which core's `Drain` sends with no call); a failed call is a
+//! wait of a second.
 //!
 //! Each row's result is made durable (`storage.sync()`) before the next row is sent, so
 //! after a crash only the head row can go out again, never an older one after a newer one:
@@ -15,7 +16,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use hookonce_core::config::{Deliver, DEFAULT_DESTINATION};
+use hookonce_core::config::{Deliver, DEFAULT_DESTINATION, DEFAULT_FORWARD_TIMEOUT};
 use hookonce_core::drain::{
     unconfigured, Command as DrainCommand, Drain, Gated, Input as DrainInput, Read,
     Run as DrainRun, Weighed,
@@ -247,23 +248,35 @@ async fn deliver_due(
                 entity,
                 via,
                 renew,
+                rows,
             } => {
+                // What this isolate was last told of a held destination, with no call.
+                let (source, reporting) = (&via.due.source, renew.is_some());
+                let kept = gate::held(source, &destination, &entity, reporting, clock::now());
                 let asked = match renew {
-                    Some((lease, result)) => GateRequest::Renew {
+                    Some(owed) => GateRequest::Renew {
                         entity,
-                        lease,
-                        result,
+                        lease: owed.lease,
+                        earlier: owed.earlier,
+                        result: owed.result,
+                        rows,
                     },
-                    None => GateRequest::Ask { entity },
+                    None => GateRequest::Ask { entity, rows },
                 };
-                let (answer, healthy_since) =
-                    match call_gate(env, loaded, &via.due.source, &destination, asked).await {
-                        Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
-                        other => {
-                            log_gate_trouble(&mut gate_trouble_logged, &other);
-                            (None, None)
-                        }
-                    };
+                let answered = match kept {
+                    Some(ask) => Ok(GateAnswer::Ask {
+                        ask,
+                        healthy_since: None,
+                    }),
+                    None => call_gate(env, loaded, &via.due.source, &destination, asked).await,
+                };
+                let (answer, healthy_since) = match answered {
+                    Ok(GateAnswer::Ask { ask, healthy_since }) => (Some(ask), healthy_since),
+                    other => {
+                        log_gate_trouble(&mut gate_trouble_logged, &other);
+                        (None, None)
+                    }
+                };
                 DrainInput::Asked {
                     answer,
                     healthy_since,
@@ -276,11 +289,13 @@ async fn deliver_due(
                 destination,
                 entity,
                 lease,
+                earlier,
                 result,
             } => {
                 let request = GateRequest::Report {
                     entity,
                     lease,
+                    earlier,
                     result,
                 };
                 if let Err(e) = call_gate(env, loaded, &own_source, &destination, request).await {
@@ -337,13 +352,18 @@ async fn deliver_due(
 /// published message's own URL.
 fn gated(due: &store::Due, entity: &str, loaded: &Loaded) -> Option<Gated> {
     let destination = due.dest_name.as_deref().unwrap_or(DEFAULT_DESTINATION);
-    due.url.is_none().then(|| Gated {
-        latest: loaded
+    due.url.is_none().then(|| {
+        let forward = loaded
             .source(&due.source)
             .and_then(|s| s.config.destination(destination))
-            .is_some_and(|d| d.forward.deliver == Deliver::Latest),
-        destination: destination.to_owned(),
-        entity: entity.to_owned(),
+            .map(|d| &d.forward);
+        Gated {
+            latest: forward.is_some_and(|f| f.deliver == Deliver::Latest),
+            // A row whose destination is gone never asks; any timeout does.
+            timeout: forward.map_or(DEFAULT_FORWARD_TIMEOUT, |f| f.timeout),
+            destination: destination.to_owned(),
+            entity: entity.to_owned(),
+        }
     })
 }
 

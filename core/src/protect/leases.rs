@@ -37,6 +37,10 @@ struct Held<K> {
     id: LeaseId,
     entity: K,
     until: UnixSeconds,
+    /// The attempts it covers, all counted against the rate of the second it was granted.
+    rows: u32,
+    /// That second.
+    second: i64,
 }
 
 /// An entity told to wait for a slot, in the order they first asked.
@@ -93,19 +97,21 @@ impl<K: Clone + Eq> Leases<K> {
         Some(self.held.swap_remove(i).id)
     }
 
-    /// Ends `lease` if `entity` holds it; whether it did.
-    pub(super) fn release(&mut self, lease: LeaseId, entity: &K) -> bool {
-        match self
+    /// Ends `lease` if `entity` holds it, after `used` of its attempts: the rows it did
+    /// not use go back to the rate if their second is still the current one. The rows it
+    /// covered, or `None` if `entity` holds no such lease.
+    pub(super) fn release(&mut self, lease: LeaseId, entity: &K, used: u32) -> Option<u32> {
+        let i = self
             .held
             .iter()
-            .position(|h| h.id == lease && &h.entity == entity)
-        {
-            Some(i) => {
-                self.held.swap_remove(i);
-                true
-            }
-            None => false,
+            .position(|h| h.id == lease && &h.entity == entity)?;
+        let held = self.held.swap_remove(i);
+        if held.second == self.second {
+            self.granted = self
+                .granted
+                .saturating_sub(held.rows.saturating_sub(used.max(1)));
         }
+        Some(held.rows)
     }
 
     pub(super) fn in_flight(&self) -> u32 {
@@ -186,23 +192,32 @@ impl<K: Clone + Eq> Leases<K> {
         u32::try_from(self.waiting.len()).unwrap_or(u32::MAX)
     }
 
-    /// A new lease for `entity`, counted against this second's rate; it leaves the line.
-    pub(super) fn grant(&mut self, entity: &K, until: UnixSeconds, now: UnixSeconds) -> LeaseId {
+    /// A new lease for `entity` covering `rows` attempts, each counted against this
+    /// second's rate; it leaves the line.
+    pub(super) fn grant(
+        &mut self,
+        entity: &K,
+        until: UnixSeconds,
+        rows: u32,
+        now: UnixSeconds,
+    ) -> LeaseId {
         if let Some(i) = self.waiting.iter().position(|w| &w.entity == entity) {
             self.waiting.remove(i);
         }
         self.next = self.next.wrapping_add(1);
         let id = LeaseId(self.next);
-        self.held.push(Held {
-            id,
-            entity: entity.clone(),
-            until,
-        });
         if now.0 != self.second {
             self.second = now.0;
             self.granted = 0;
         }
-        self.granted = self.granted.saturating_add(1);
+        self.held.push(Held {
+            id,
+            entity: entity.clone(),
+            until,
+            rows,
+            second: self.second,
+        });
+        self.granted = self.granted.saturating_add(rows);
         id
     }
 

@@ -267,6 +267,7 @@ impl Model {
             destination: self.outbox[head.seq as usize - 1].destination.clone(),
             entity: "card_1".to_owned(),
             latest: false,
+            timeout: hookonce_core::time::Seconds(10),
         }
     }
 

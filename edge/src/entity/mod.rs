@@ -352,7 +352,10 @@ impl EntityObject {
                 // A failed call counts as a held destination: nothing is sent.
                 Command::AskGate => {
                     let entity = self.state.id().name().unwrap_or_default();
-                    let answer = match self.sync_gate(source, GateRequest::Ask { entity }).await {
+                    let answer = match self
+                        .sync_gate(source, GateRequest::Ask { entity, rows: 1 })
+                        .await
+                    {
                         Ok(GateAnswer::Ask { ask, .. }) => Some(ask),
                         other => {
                             worker::console_error!("hookonce: asking the gate: {other:?}");
@@ -367,6 +370,7 @@ impl EntityObject {
                     let request = GateRequest::Report {
                         entity,
                         lease,
+                        earlier: 0,
                         result,
                     };
                     if let Err(e) = self.sync_gate(source, request).await {
