@@ -1285,6 +1285,17 @@ mod tests {
     }
 
     /// The attempt just sent came to `result`; written and made durable.
+    /// A run that read billing's head, was granted lease 7 for a batch of [`BATCH`] rows,
+    /// sent the head and wrote `first`, its result.
+    fn billing_batch(order: Order, first: AttemptResult) -> (Drain, Run) {
+        let mut d = Drain::default();
+        let (run, _) = d.alarm::<()>(NOW, order);
+        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
+        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
+        sent_written(&mut d, run, first);
+        (d, run)
+    }
+
     fn sent_written(d: &mut Drain, run: Run, result: AttemptResult) {
         let s = Schedule::default();
         assert!(matches!(
@@ -1352,11 +1363,7 @@ mod tests {
 
     #[test]
     fn a_batch_not_spent_is_reported_once_at_the_end_of_the_run() {
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
-        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-        sent_written(&mut d, run, ok());
+        let (mut d, run) = billing_batch(Order::HeadOfLine, ok());
         assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
         sent_written(&mut d, run, ok());
         assert_eq!(
@@ -1381,11 +1388,7 @@ mod tests {
 
     #[test]
     fn an_outage_ends_the_batch_and_is_reported_before_anything_else_goes_out() {
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
-        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-        sent_written(&mut d, run, ok());
+        let (mut d, run) = billing_batch(Order::HeadOfLine, ok());
         assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
         sent_written(&mut d, run, AttemptResult::Timeout);
         // The head of line holds billing; the next row is audit's, and billing's report
@@ -1401,11 +1404,7 @@ mod tests {
             }
         );
         // A bucket's next row may be billing's: it asks, the outage riding along.
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::EachDue);
-        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-        sent_written(&mut d, run, AttemptResult::Timeout);
+        let (mut d, run) = billing_batch(Order::EachDue, AttemptResult::Timeout);
         assert_eq!(
             d.handle(run, read_at("billing", 2, NOW)),
             renewing(7, 0, AttemptResult::Timeout)
@@ -1426,11 +1425,7 @@ mod tests {
         );
         // A 10 s attempt and a second's margin must end by the lease's end, 30 s on.
         for (later, next) in [(18, send()), (19, renewing(7, 1, ok()))] {
-            let mut d = Drain::default();
-            let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
-            let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-            let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-            sent_written(&mut d, run, ok());
+            let (mut d, run) = billing_batch(Order::HeadOfLine, ok());
             if later == 19 {
                 assert_eq!(d.handle(run, read_at("billing", 2, NOW)), send());
                 sent_written(&mut d, run, ok());
@@ -1445,11 +1440,7 @@ mod tests {
 
     #[test]
     fn a_batch_outlives_another_destinations_rows_and_each_is_reported_at_the_end() {
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
-        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-        sent_written(&mut d, run, ok());
+        let (mut d, run) = billing_batch(Order::HeadOfLine, ok());
         assert_eq!(
             d.handle(run, read_at("audit", 2, NOW)),
             ask("audit"),
@@ -1479,11 +1470,7 @@ mod tests {
 
     #[test]
     fn a_batch_is_reported_before_a_run_that_finds_its_next_row_not_due_ends() {
-        let mut d = Drain::default();
-        let (run, _) = d.alarm::<()>(NOW, Order::HeadOfLine);
-        let _ = d.handle(run, read_for("billing", head(1, 0, 900)));
-        let _ = d.handle(run, asked(batch(7, BATCH, NOW.plus(Seconds(30))), None));
-        sent_written(&mut d, run, ok());
+        let (mut d, run) = billing_batch(Order::HeadOfLine, ok());
         assert!(matches!(
             d.handle(run, read_for("billing", head(2, 1, 1_005))),
             Command::Report {
