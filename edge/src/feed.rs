@@ -87,16 +87,21 @@ impl FeedObject {
                 };
                 let writes = intake::report(&object, snapshot);
                 let loaded = sources::load(&self.env);
-                let alerting: Option<&sources::Loaded> =
-                    (*loaded).as_ref().ok().filter(|l| l.ops.is_some());
+                // The sums before and after the report, only where alerts are raised from
+                // them (core's `ops::watch`): a deployment with `HOOKONCE_OPS`, a source
+                // other than the ops source itself.
+                let alerting = (*loaded)
+                    .as_ref()
+                    .ok()
+                    .and_then(|l| Some((l, l.ops.as_ref()?)))
+                    .filter(|_| source != hookonce_core::ops::SOURCE);
                 let alerts = store::sqlite::transaction(&self.state, || {
-                    // The sums before and after, only for a deployment with alerts.
                     let before = alerting.map(|_| store.destination_rows()).transpose()?;
                     for w in &writes {
                         write(&store, w)?;
                     }
-                    Ok(match (alerting.and_then(|l| l.ops.as_ref()), before) {
-                        (Some(config), Some(before)) => {
+                    Ok(match (alerting, before) {
+                        (Some((_, config)), Some(before)) => {
                             let after = store.destination_rows()?;
                             hookonce_core::ops::watch(
                                 config,
@@ -109,7 +114,7 @@ impl FeedObject {
                         _ => Vec::new(),
                     })
                 })?;
-                if let Some(loaded) = alerting {
+                if let Some((loaded, _)) = alerting {
                     ops::raise(&self.env, loaded, alerts).await;
                 }
                 Ok(Response::empty()?.with_status(204))

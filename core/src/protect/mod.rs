@@ -79,7 +79,7 @@
 //!
 //! A drain with a backlog asks for a batch ([`Protect::ask_batch`]): one lease covering up
 //! to [`BATCH`] attempts of one entity, made one after another, so the backlog pays one
-//! gate call per batch instead of one per row. The lease is one slot of the cap (the
+//! gate call per batch, not one per row. The lease is one slot of the cap (the
 //! entity makes one attempt at a time); every attempt it covers counts against the rate;
 //! the probe covers one. The drain reports the batch's results together
 //! ([`Protect::report_batch`]) with its next ask, and stops using a lease at its first
@@ -137,7 +137,7 @@ pub use durable::Durable;
 pub use leases::{LeaseId, LINE_POLL, MAX_WAITING, SHUT_SPREAD, TURN_GRACE};
 
 /// The most attempts one grant covers ([`Protect::ask_batch`]). A drain with a backlog
-/// pays one gate call per this many rows instead of one per row: at 16 the calls are
+/// pays one gate call per this many rows, not one per row: at 16 the calls are
 /// about 6% of the round trips of a backlog's attempts, and going higher saves little more.
 /// It is also how long a lease's holder keeps its slot while others wait their turn, and
 /// how many attempts may still start under a grant after a pause or after the breaker
